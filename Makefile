@@ -1,0 +1,54 @@
+# Thin wrapper over scripts/ and CMake. The two commands of the README:
+#   make run    install what is missing, build, run tierd on the embedded config
+#   make test   install, build, run every test (unit, ASan+UBSan unit, QEMU scenarios)
+BUILD      ?= build
+ASAN_BUILD ?= $(BUILD)/asan
+JOBS       ?= $(shell nproc)
+CMAKE_ARGS ?=
+
+.PHONY: all deps build run test unit asan vmtest format format-check clean help
+
+all: build
+
+help:
+	@echo "make run           install deps, build, run tierd in the foreground (Ctrl-C stops it)"
+	@echo "make test          install deps, build, run unit + ASan/UBSan unit + QEMU scenario tests"
+	@echo "make build         configure and build into $(BUILD)/ (binaries in $(BUILD)/bin)"
+	@echo "make unit          unit tests only"
+	@echo "make asan          unit tests built with AddressSanitizer + UBSan in $(ASAN_BUILD)/"
+	@echo "make vmtest        QEMU emulated CXL/NUMA machine scenarios only"
+	@echo "make format        clang-format every source file in place"
+	@echo "make format-check  fail if any source file is not clang-formatted"
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	$(BUILD)/bin/tierd --foreground
+
+unit: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L unit
+
+asan: deps
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DTIER_SANITIZE=ON $(CMAKE_ARGS) >/dev/null
+	@cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS) -L unit
+
+vmtest: build
+	tests/vm/run.sh --build-dir $(abspath $(BUILD))
+
+test: format-check unit asan vmtest
+
+format:
+	@scripts/format.sh
+
+format-check:
+	@scripts/format.sh --check
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,101 @@
+// `tierctl topo`: nodes, kinds, tiers, distances, HMAT figures, device locality.
+#include <iostream>
+
+#include <boost/json.hpp>
+
+#include "command.hpp"
+#include "daemon_client.hpp"
+#include "tier/topology_json.hpp"
+#include "topo_render.hpp"
+
+namespace tierctl {
+
+namespace {
+
+struct TopoOptions {
+  bool json = false;
+  bool from_daemon = false;
+  std::vector<std::string> tier_overrides;  // NODE=RANK
+};
+
+std::map<unsigned, unsigned> parse_overrides(const std::vector<std::string>& items) {
+  std::map<unsigned, unsigned> out;
+  for (const auto& item : items) {
+    auto eq = item.find('=');
+    try {
+      if (eq == std::string::npos) throw std::invalid_argument(item);
+      std::size_t used = 0;
+      unsigned long node = std::stoul(item.substr(0, eq), &used);
+      if (used != eq) throw std::invalid_argument(item);
+      unsigned long rank = std::stoul(item.substr(eq + 1), &used);
+      if (used != item.size() - eq - 1) throw std::invalid_argument(item);
+      out[static_cast<unsigned>(node)] = static_cast<unsigned>(rank);
+    } catch (const std::exception&) {
+      throw UsageError("--tier '" + item + "': expected NODE=RANK, e.g. --tier 2=1");
+    }
+  }
+  return out;
+}
+
+int run_topo(const GlobalOptions& global, const TopoOptions& options) {
+  if (options.from_daemon) {
+    boost::json::value reply = daemon_request(global.socket, "topology");
+    if (options.json) {
+      std::cout << boost::json::serialize(reply) << "\n";
+    } else {
+      std::cout << "tierd at " << global.socket << " reports:\n"
+                << boost::json::serialize(reply) << "\n";
+    }
+    return kOk;
+  }
+  tier::TopologyOptions topo_options = topology_options(global);
+  topo_options.tier_override = parse_overrides(options.tier_overrides);
+  tier::Topology topology = tier::load_topology(topo_options);
+  if (options.json) {
+    std::cout << boost::json::serialize(tier::to_json(topology)) << "\n";
+    return kOk;
+  }
+  std::cout << "Topology of " << topology.source().path << " (" << topology.nodes().size()
+            << " NUMA nodes, " << topology.tier_count() << " tiers ranked by "
+            << tier::to_string(topology.tier_source()) << ")\n\n";
+  render_nodes(std::cout, topology);
+  std::cout << "\n";
+  if (!topology.memory_tiers().empty()) {
+    std::cout << "Kernel memory tiers:";
+    for (const auto& t : topology.memory_tiers()) {
+      std::cout << "  memory_tier" << t.id << "=" << tier::CpuList(t.nodes).to_string();
+    }
+    std::cout << "\n\n";
+  }
+  render_distances(std::cout, topology);
+  std::cout << "\n";
+  render_perf(std::cout, topology);
+  std::cout << "\n";
+  render_devices(std::cout, topology);
+  return kOk;
+}
+
+}  // namespace
+
+void add_topo_command(CLI::App& app, const GlobalOptions& global, Action& action) {
+  auto options = std::make_shared<TopoOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "topo",
+      "Show NUMA nodes with their CPUs, memory, kind (dram/hbm/pmem/cxl/cpuless) and tier rank,\n"
+      "the SLIT distance matrix, HMAT latency/bandwidth per initiator->target pair, kernel\n"
+      "memory tiers, and the NUMA locality of GPUs, NICs, NVMe and CXL devices.\n"
+      "Tiers are ranked by: --tier overrides, else kernel memory tiers when they tell nodes\n"
+      "apart, else HMAT figures, else SLIT distances (see docs/topology.md).");
+  cmd->add_flag("--json", options->json,
+                "Print one JSON document (schema tier.topology/v1, docs/topology.md)");
+  cmd->add_flag("--daemon", options->from_daemon,
+                "Ask the running tierd (see --socket) instead of reading the machine");
+  cmd->add_option("--tier", options->tier_overrides,
+                  "Override the tier rank of a node, e.g. --tier 2=1 (repeatable)")
+      ->type_name("NODE=RANK");
+  cmd->callback([&global, &action, options] {
+    action = [&global, options] { return run_topo(global, *options); };
+  });
+}
+
+}  // namespace tierctl

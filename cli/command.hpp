@@ -1,0 +1,41 @@
+// Shared plumbing for tierctl subcommands: the global options every command
+// sees, and the registration signature each subcommand file implements.
+//
+// Each subcommand lives in its own cmd_<name>.cpp, adds itself to the CLI11 app
+// and stores in `run` the action to perform after a successful parse. main()
+// turns parse errors into exit code 2 with usage, per project convention.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+
+#include "tier/topology.hpp"
+
+namespace tierctl {
+
+/// Exit codes shared by every subcommand.
+enum ExitCode : int { kOk = 0, kFailure = 1, kUsage = 2 };
+
+struct GlobalOptions {
+  std::string root;       // --root / $TIER_ROOT: read /sys and /proc under this dir
+  std::string hwloc_xml;  // --hwloc-xml: load an lstopo XML export
+  std::string socket = "/run/tier/tierd.sock";  // --socket: tierd control socket
+};
+
+/// The action a subcommand performs; returns the process exit code.
+using Action = std::function<int()>;
+
+/// Error for bad user input discovered after parsing (e.g. --root not a sysfs
+/// tree): main() prints it and exits with kUsage.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Topology options from the global flags; throws UsageError on a bad --root.
+tier::TopologyOptions topology_options(const GlobalOptions& global);
+
+void add_topo_command(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_doctor_command(CLI::App& app, const GlobalOptions& global, Action& action);
+
+}  // namespace tierctl

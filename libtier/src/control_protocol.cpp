@@ -1,0 +1,64 @@
+#include "tier/control_protocol.hpp"
+
+#include <boost/json.hpp>
+#include <stdexcept>
+
+namespace tier::control {
+
+namespace json = boost::json;
+
+std::string encode_request(std::string_view method, const json::value& params) {
+  json::object request{{"version", kProtocolVersion}, {"method", method}};
+  if (!params.is_null()) request["params"] = params;
+  return json::serialize(request) + "\n";
+}
+
+std::string encode_ok(const json::value& result) {
+  return json::serialize(json::object{{"version", kProtocolVersion}, {"ok", true}, {"result", result}}) +
+         "\n";
+}
+
+std::string encode_error(std::string_view message) {
+  return json::serialize(
+             json::object{{"version", kProtocolVersion}, {"ok", false}, {"error", message}}) +
+         "\n";
+}
+
+Request parse_request(std::string_view line) {
+  if (line.size() > kMaxRequestBytes) throw std::invalid_argument("request larger than 1 MiB");
+  json::error_code ec;
+  json::value value = json::parse(line, ec);
+  if (ec) throw std::invalid_argument("malformed JSON: " + ec.message());
+  const json::object* object = value.if_object();
+  if (object == nullptr) throw std::invalid_argument("request must be a JSON object");
+  const json::value* version = object->if_contains("version");
+  if (version == nullptr || !version->is_int64() || version->as_int64() != kProtocolVersion) {
+    throw std::invalid_argument("unsupported or missing \"version\" (this daemon speaks 1)");
+  }
+  const json::value* method = object->if_contains("method");
+  if (method == nullptr || !method->is_string()) {
+    throw std::invalid_argument("missing \"method\" string");
+  }
+  Request request{std::string(method->as_string()), nullptr};
+  if (const json::value* params = object->if_contains("params")) request.params = *params;
+  return request;
+}
+
+json::value parse_reply(std::string_view line) {
+  json::error_code ec;
+  json::value value = json::parse(line, ec);
+  if (ec || !value.is_object()) throw std::runtime_error("tierd sent a malformed reply");
+  const json::object& object = value.as_object();
+  const json::value* ok = object.if_contains("ok");
+  if (ok == nullptr || !ok->is_bool()) throw std::runtime_error("tierd reply lacks \"ok\"");
+  if (!ok->as_bool()) {
+    const json::value* error = object.if_contains("error");
+    throw std::runtime_error(error != nullptr && error->is_string()
+                                 ? std::string(error->as_string())
+                                 : std::string("tierd reported an unspecified error"));
+  }
+  const json::value* result = object.if_contains("result");
+  return result != nullptr ? *result : json::value(nullptr);
+}
+
+}  // namespace tier::control

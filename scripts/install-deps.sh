@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Install every Debian package tier needs to build and test, and nothing that
+# is already there. Idempotent: a second run changes nothing and takes a second.
+# Usage: scripts/install-deps.sh [--check]   (--check: list missing, install none)
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake g++ pkg-config make git clang-format clang-tidy
+  # libtier
+  libhwloc-dev hwloc libnuma-dev numactl libboost1.81-dev libboost-json1.81-dev
+  libcli11-dev libtomlplusplus-dev
+  # tests and benchmarks
+  libgtest-dev libgmock-dev googletest libbenchmark-dev
+  # eBPF (CO-RE skeletons)
+  clang llvm libbpf-dev bpftool linux-libc-dev
+  # emulated CXL/NUMA machine (tests/vm)
+  qemu-system-x86 busybox-static cpio xz-utils zstd kmod bzip2 file
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
+    missing+=("$p")
+  fi
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+if [[ "${1:-}" == "--check" ]]; then
+  printf 'install-deps: missing: %s\n' "${missing[*]}"
+  exit 1
+fi
+if [[ $(id -u) -ne 0 ]]; then
+  echo "install-deps: missing ${missing[*]}; run as root to install them" >&2
+  exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+# A fresh machine has no package lists yet; refresh only when needed.
+if ! apt-get install -y --no-install-recommends "${missing[@]}"; then
+  apt-get update
+  apt-get install -y --no-install-recommends "${missing[@]}"
+fi
