@@ -80,12 +80,18 @@ int run_topo(const GlobalOptions& global, const TopoOptions& options) {
 void add_topo_command(CLI::App& app, const GlobalOptions& global, Action& action) {
   auto options = std::make_shared<TopoOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "topo",
-      "Show NUMA nodes with their CPUs, memory, kind (dram/hbm/pmem/cxl/cpuless) and tier rank,\n"
-      "the SLIT distance matrix, HMAT latency/bandwidth per initiator->target pair, kernel\n"
-      "memory tiers, and the NUMA locality of GPUs, NICs, NVMe and CXL devices.\n"
-      "Tiers are ranked by: --tier overrides, else kernel memory tiers when they tell nodes\n"
-      "apart, else HMAT figures, else SLIT distances (see docs/topology.md).");
+      "topo", "Show NUMA nodes, memory kinds, tiers, distances, HMAT figures, device locality");
+  cmd->footer(
+      "For every NUMA node: CPUs, memory, kind (dram, hbm, pmem, cxl, or cpuless for a\n"
+      "memory-only node of unknown technology) and tier rank (0 = fastest); then the SLIT\n"
+      "distance matrix, HMAT latency/bandwidth per initiator->target pair, the kernel's\n"
+      "memory tiers and the NUMA locality of GPUs, NICs, NVMe and CXL devices.\n"
+      "Tiers are ranked by --tier overrides, else kernel memory tiers when they tell nodes\n"
+      "apart, else HMAT figures, else SLIT distances (docs/topology.md).\n\n"
+      "Examples:\n"
+      "  tierctl topo\n"
+      "  tierctl topo --json | jq '.nodes[] | {id, kind, tier}'\n"
+      "  tierctl --root /tmp/gathered-sysfs topo --tier 4=1");
   cmd->add_flag("--json", options->json,
                 "Print one JSON document (schema tier.topology/v1, docs/topology.md)");
   cmd->add_flag("--daemon", options->from_daemon,

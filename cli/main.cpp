@@ -24,6 +24,9 @@ int run(int argc, char** argv) {
       "tierctl"};
   app.set_version_flag("--version", std::string("tierctl ") + tier::kVersion);
   app.require_subcommand(1);
+  // A usage error prints the full usage of the failing (sub)command, not just
+  // "Run with --help": exit code 2 plus something to act on.
+  app.failure_message(CLI::FailureMessage::help);
   app.fallthrough();
 
   GlobalOptions global;

@@ -77,6 +77,7 @@ int main(int argc, char** argv) {
                "Without --config it runs on the embedded default configuration.",
                "tierd"};
   app.set_version_flag("--version", std::string("tierd ") + tier::kVersion);
+  app.failure_message(CLI::FailureMessage::help);
   Options options;
   app.add_option("--config", options.config_path, "TOML configuration file (default: embedded)")
       ->type_name("FILE");

@@ -9,7 +9,7 @@ packages=(
   build-essential cmake g++ pkg-config make git clang-format clang-tidy
   # libtier
   libhwloc-dev hwloc libnuma-dev numactl libboost1.81-dev libboost-json1.81-dev
-  libcli11-dev libtomlplusplus-dev
+  libcli11-dev libtomlplusplus-dev zlib1g-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   # eBPF (CO-RE skeletons)
