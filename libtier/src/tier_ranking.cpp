@@ -17,24 +17,38 @@ constexpr double kTierChunk = 128.0;
 // neighbouring NPS node) is the same tier, 10 vs 17+ (CXL, remote) is not.
 constexpr double kSlitBandWidth = 1.2;
 
+// The entry of a target with the best figures: lowest latency when latencies
+// are known, else highest bandwidth (some firmware reports only one of them).
 const NodePerf* best_perf_for_target(const std::vector<NodePerf>& perf, unsigned target) {
   const NodePerf* best = nullptr;
+  auto better = [](const NodePerf& a, const NodePerf& b) {
+    if (a.read_latency_ns && b.read_latency_ns) return *a.read_latency_ns < *b.read_latency_ns;
+    if (a.read_latency_ns || b.read_latency_ns) return a.read_latency_ns.has_value();
+    return a.read_bandwidth_mbps.value_or(0) > b.read_bandwidth_mbps.value_or(0);
+  };
   for (const auto& entry : perf) {
-    if (entry.target != target || !entry.read_latency_ns) continue;
-    if (best == nullptr || *entry.read_latency_ns < *best->read_latency_ns ||
-        (*entry.read_latency_ns == *best->read_latency_ns &&
-         entry.access_class > best->access_class)) {
-      best = &entry;
-    }
+    if (entry.target != target || (!entry.read_latency_ns && !entry.read_bandwidth_mbps)) continue;
+    if (best == nullptr || better(entry, *best)) best = &entry;
   }
   return best;
 }
 
-double sum_or_double(const std::optional<std::uint64_t>& a, const std::optional<std::uint64_t>& b) {
-  if (a && b) return static_cast<double>(*a + *b);
-  if (a) return 2.0 * static_cast<double>(*a);
-  if (b) return 2.0 * static_cast<double>(*b);
-  return 0.0;
+// read+write, or twice the one that is known; nullopt when neither is.
+std::optional<double> both_ways(const std::optional<std::uint64_t>& read,
+                                const std::optional<std::uint64_t>& write) {
+  if (read && write) return static_cast<double>(*read + *write);
+  if (read) return 2.0 * static_cast<double>(*read);
+  if (write) return 2.0 * static_cast<double>(*write);
+  return std::nullopt;
+}
+
+struct Figures {
+  std::optional<double> latency, bandwidth;
+};
+
+Figures figures_of(const NodePerf& p) {
+  return {both_ways(p.read_latency_ns, p.write_latency_ns),
+          both_ways(p.read_bandwidth_mbps, p.write_bandwidth_mbps)};
 }
 
 // Dense ranks of keys (smaller key → smaller rank), grouped by `same_band`.
@@ -60,35 +74,48 @@ std::map<unsigned, unsigned> dense_rank(const std::map<unsigned, Key>& keys,
 
 std::map<unsigned, double> hmat_abstract_distance(const std::vector<Node>& nodes,
                                                   const std::vector<NodePerf>& perf) {
-  // Reference: mean local performance of nodes with CPUs (the kernel uses the
-  // performance of its default DRAM tier in the same way).
-  double ref_latency = 0, ref_bandwidth = 0;
-  int ref_count = 0, ref_bw_count = 0;
-  for (const auto& node : nodes) {
-    if (node.cpus.empty()) continue;
-    const NodePerf* local = best_perf_for_target(perf, node.id);
-    if (local == nullptr || local->initiator != node.id) continue;
-    ref_latency += sum_or_double(local->read_latency_ns, local->write_latency_ns);
-    ++ref_count;
-    double bw = sum_or_double(local->read_bandwidth_mbps, local->write_bandwidth_mbps);
-    if (bw > 0) {
-      ref_bandwidth += bw;
-      ++ref_bw_count;
+  // Reference: mean local figures of the DRAM nodes with CPUs (the kernel uses
+  // its default DRAM tier the same way). HBM nodes with CPUs are no reference.
+  auto reference_of = [&](bool dram_only) {
+    Figures sum;
+    int latency_count = 0, bandwidth_count = 0;
+    for (const auto& node : nodes) {
+      if (node.cpus.empty() || (dram_only && node.kind != MemoryKind::dram)) continue;
+      const NodePerf* local = best_perf_for_target(perf, node.id);
+      if (local == nullptr || local->initiator != node.id) continue;
+      Figures f = figures_of(*local);
+      if (f.latency) {
+        sum.latency = sum.latency.value_or(0) + *f.latency;
+        ++latency_count;
+      }
+      if (f.bandwidth) {
+        sum.bandwidth = sum.bandwidth.value_or(0) + *f.bandwidth;
+        ++bandwidth_count;
+      }
     }
-  }
-  std::map<unsigned, double> result;
-  if (ref_count == 0 || ref_latency <= 0) return result;
-  ref_latency /= ref_count;
-  if (ref_bw_count > 0) ref_bandwidth /= ref_bw_count;
+    if (sum.latency) *sum.latency /= latency_count;
+    if (sum.bandwidth) *sum.bandwidth /= bandwidth_count;
+    return sum;
+  };
+  Figures reference = reference_of(true);
+  if (!reference.latency && !reference.bandwidth) reference = reference_of(false);
 
+  std::map<unsigned, double> result;
   for (const auto& node : nodes) {
     const NodePerf* best = best_perf_for_target(perf, node.id);
     if (best == nullptr) continue;
-    double latency_ratio = sum_or_double(best->read_latency_ns, best->write_latency_ns) / ref_latency;
-    double bandwidth = sum_or_double(best->read_bandwidth_mbps, best->write_bandwidth_mbps);
-    double ratio = latency_ratio;
-    if (ref_bandwidth > 0 && bandwidth > 0) ratio = (latency_ratio + ref_bandwidth / bandwidth) / 2;
-    result[node.id] = kDramAbstractDistance * ratio;
+    Figures f = figures_of(*best);
+    double ratio_sum = 0;
+    int ratios = 0;
+    if (f.latency && reference.latency) {
+      ratio_sum += *f.latency / *reference.latency;
+      ++ratios;
+    }
+    if (f.bandwidth && reference.bandwidth) {
+      ratio_sum += *reference.bandwidth / *f.bandwidth;
+      ++ratios;
+    }
+    if (ratios > 0) result[node.id] = kDramAbstractDistance * ratio_sum / ratios;
   }
   return result;
 }

@@ -257,6 +257,9 @@ HwlocView read_hwloc(const SysRoot& root, const std::optional<std::string>& xml)
   // A gathered tree is not this system: never let hwloc bind or read cpuid.
   ScopedEnv env_this("HWLOC_THISSYSTEM", fsroot || xml ? std::optional<std::string>("0")
                                                         : std::nullopt);
+  // hwloc's x86 backend reads this CPU's cpuid, which would mix the host's
+  // caches into a gathered tree.
+  if (fsroot) hwloc_topology_set_components(raw, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "x86");
   if (xml && hwloc_topology_set_xml(raw, xml->c_str()) != 0) {
     throw TopologyError("cannot read hwloc XML '" + *xml + "': " + std::strerror(errno) +
                         " (expected an lstopo --of xml export)");

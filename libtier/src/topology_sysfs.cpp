@@ -11,9 +11,10 @@ const std::string kNodeDir = "/sys/devices/system/node";
 
 std::string node_path(unsigned node) { return kNodeDir + "/node" + std::to_string(node); }
 
-std::optional<std::uint64_t> read_u64(const SysRoot& root, const std::string& path) {
+// HMAT figures: the kernel writes 0 for a figure the firmware did not give.
+std::optional<std::uint64_t> read_figure(const SysRoot& root, const std::string& path) {
   auto value = root.read_int(path);
-  if (!value || *value < 0) return std::nullopt;
+  if (!value || *value <= 0) return std::nullopt;
   return static_cast<std::uint64_t>(*value);
 }
 
@@ -83,10 +84,10 @@ std::vector<NodePerf> read_hmat_access(const SysRoot& root, const std::vector<un
       NodePerf figures;
       figures.target = target;
       figures.access_class = access_class;
-      figures.read_latency_ns = read_u64(root, dir + "/read_latency");
-      figures.write_latency_ns = read_u64(root, dir + "/write_latency");
-      figures.read_bandwidth_mbps = read_u64(root, dir + "/read_bandwidth");
-      figures.write_bandwidth_mbps = read_u64(root, dir + "/write_bandwidth");
+      figures.read_latency_ns = read_figure(root, dir + "/read_latency");
+      figures.write_latency_ns = read_figure(root, dir + "/write_latency");
+      figures.read_bandwidth_mbps = read_figure(root, dir + "/read_bandwidth");
+      figures.write_bandwidth_mbps = read_figure(root, dir + "/write_bandwidth");
       figures.source = "hmat";
       if (!figures.read_latency_ns && !figures.read_bandwidth_mbps) continue;
       // The kernel lists the best initiators (those with equal best figures)
