@@ -72,6 +72,8 @@ int run_topo(const GlobalOptions& global, const TopoOptions& options) {
   render_perf(std::cout, topology);
   std::cout << "\n";
   render_devices(std::cout, topology);
+  for (const auto& warning : topology.warnings()) std::cout << "\nwarning: " << warning;
+  if (!topology.warnings().empty()) std::cout << "\n";
   return kOk;
 }
 

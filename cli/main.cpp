@@ -31,8 +31,9 @@ int run(int argc, char** argv) {
 
   GlobalOptions global;
   if (const char* env = std::getenv("TIER_ROOT"); env != nullptr) global.root = env;
-  app.add_option("--root", global.root,
-                 "Read every /sys and /proc file under DIR (a gathered sysfs tree); also $TIER_ROOT")
+  app.add_option(
+         "--root", global.root,
+         "Read every /sys and /proc file under DIR (a gathered sysfs tree); also $TIER_ROOT")
       ->type_name("DIR");
   app.add_option("--hwloc-xml", global.hwloc_xml, "Load the topology from an lstopo XML export")
       ->type_name("FILE");
@@ -73,4 +74,6 @@ int run(int argc, char** argv) {
 }  // namespace
 }  // namespace tierctl
 
-int main(int argc, char** argv) { return tierctl::run(argc, argv); }
+int main(int argc, char** argv) {
+  return tierctl::run(argc, argv);
+}

@@ -1,9 +1,9 @@
 #include "config.hpp"
 
+#include <toml++/toml.h>
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <toml++/toml.h>
 
 #include "default_config.hpp"
 
@@ -36,7 +36,9 @@ std::string get_string(const toml::table& table, const char* key, const std::str
 
 }  // namespace
 
-const char* embedded_default_config() { return kDefaultConfigToml; }
+const char* embedded_default_config() {
+  return kDefaultConfigToml;
+}
 
 Config parse_config(const std::string& text, const std::string& origin) {
   toml::table root;

@@ -33,13 +33,17 @@ ControlServer::ControlServer(asio::io_context& io, std::string path)
   acceptor_.listen();
 }
 
-ControlServer::~ControlServer() { stop(); }
+ControlServer::~ControlServer() {
+  stop();
+}
 
 void ControlServer::add_method(const std::string& name, Handler handler) {
   methods_[name] = std::move(handler);
 }
 
-void ControlServer::start() { accept_next(); }
+void ControlServer::start() {
+  accept_next();
+}
 
 void ControlServer::stop() {
   if (!acceptor_.is_open()) return;

@@ -34,9 +34,10 @@ void print_summary(const tier::Topology& topology) {
   std::cout << "tierd: " << topology.nodes().size() << " NUMA nodes, " << topology.tier_count()
             << " tiers (ranked by " << tier::to_string(topology.tier_source()) << ")\n";
   for (const auto& node : topology.nodes()) {
-    std::cout << "  node" << node.id << "  cpus=" << (node.cpus.empty() ? "-" : node.cpus.to_string())
-              << "  kind=" << tier::to_string(node.kind) << "  tier=" << node.tier << "  memory="
-              << node.memory_total_bytes / (1024 * 1024) << " MiB\n";
+    std::cout << "  node" << node.id
+              << "  cpus=" << (node.cpus.empty() ? "-" : node.cpus.to_string())
+              << "  kind=" << tier::to_string(node.kind) << "  tier=" << node.tier
+              << "  memory=" << node.memory_total_bytes / (1024 * 1024) << " MiB\n";
   }
 }
 
@@ -49,11 +50,11 @@ int serve(const tierd::Config& config) {
 
   boost::asio::io_context io;
   tierd::ControlServer server(io, config.socket);
-  server.add_method("topology", [&topology](const boost::json::value&) {
-    return tier::to_json(topology);
-  });
+  server.add_method("topology",
+                    [&topology](const boost::json::value&) { return tier::to_json(topology); });
   server.add_method("status", [](const boost::json::value&) {
-    return boost::json::value{{"daemon", "tierd"}, {"version", tier::kVersion}, {"state", "running"}};
+    return boost::json::value{
+        {"daemon", "tierd"}, {"version", tier::kVersion}, {"state", "running"}};
   });
   server.start();
 
@@ -73,9 +74,10 @@ int serve(const tierd::Config& config) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"tierd - the tier daemon: tiered-memory placement and CPU pools.\n"
-               "Without --config it runs on the embedded default configuration.",
-               "tierd"};
+  CLI::App app{
+      "tierd - the tier daemon: tiered-memory placement and CPU pools.\n"
+      "Without --config it runs on the embedded default configuration.",
+      "tierd"};
   app.set_version_flag("--version", std::string("tierd ") + tier::kVersion);
   app.failure_message(CLI::FailureMessage::help);
   Options options;
@@ -101,7 +103,8 @@ int main(int argc, char** argv) {
     tierd::Config config = load(options);
     if (options.check_config) {
       std::cout << "tierd: configuration "
-                << (options.config_path.empty() ? "<embedded>" : options.config_path) << " is valid\n";
+                << (options.config_path.empty() ? "<embedded>" : options.config_path)
+                << " is valid\n";
       return 0;
     }
     return serve(config);

@@ -14,7 +14,8 @@ std::string encode_request(std::string_view method, const json::value& params) {
 }
 
 std::string encode_ok(const json::value& result) {
-  return json::serialize(json::object{{"version", kProtocolVersion}, {"ok", true}, {"result", result}}) +
+  return json::serialize(
+             json::object{{"version", kProtocolVersion}, {"ok", true}, {"result", result}}) +
          "\n";
 }
 

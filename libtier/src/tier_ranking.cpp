@@ -150,8 +150,9 @@ TierAssignment rank_tiers(const std::vector<TierEvidence>& evidence,
   }
 
   auto all_have = [&](auto member) {
-    return !ranked.empty() && std::all_of(ranked.begin(), ranked.end(),
-                                          [&](const TierEvidence* e) { return (e->*member).has_value(); });
+    return !ranked.empty() && std::all_of(ranked.begin(), ranked.end(), [&](const TierEvidence* e) {
+      return (e->*member).has_value();
+    });
   };
 
   std::map<unsigned, unsigned> ranks;
@@ -167,7 +168,8 @@ TierAssignment rank_tiers(const std::vector<TierEvidence>& evidence,
   }
   if (ranks.empty() && all_have(&TierEvidence::abstract_distance)) {
     std::map<unsigned, long> keys;
-    for (auto* e : ranked) keys[e->node] = std::lround(std::floor(*e->abstract_distance / kTierChunk));
+    for (auto* e : ranked)
+      keys[e->node] = std::lround(std::floor(*e->abstract_distance / kTierChunk));
     auto r = dense_rank<long>(keys, [](long a, long b) { return a == b; });
     if (std::any_of(r.begin(), r.end(), [](const auto& kv) { return kv.second > 0; })) {
       ranks = r;
@@ -199,6 +201,51 @@ TierAssignment rank_tiers(const std::vector<TierEvidence>& evidence,
   }
   out.overall = ranked.empty() && !tier_override.empty() ? TierSource::config : source;
   return out;
+}
+
+std::vector<std::string> tier_consistency_warnings(
+    const std::vector<Node>& nodes, const std::map<unsigned, double>& abstract_distance) {
+  std::vector<std::string> warnings;
+  auto hmat_tier = [&](unsigned node) -> std::optional<long> {
+    auto it = abstract_distance.find(node);
+    if (it == abstract_distance.end()) return std::nullopt;
+    return std::lround(std::floor(it->second / kTierChunk));
+  };
+  const bool any_hmat = !abstract_distance.empty();
+  for (const auto& node : nodes) {
+    if (!node.cpus.empty() || !node.kernel_memory_tier || node.memory_total_bytes == 0) continue;
+    const std::string name = "node" + std::to_string(node.id) + " (" + to_string(node.kind) + ")";
+    if (!hmat_tier(node.id) && any_hmat) {
+      warnings.push_back(name + " has no HMAT figures: its kernel tier memory_tier" +
+                         std::to_string(*node.kernel_memory_tier) +
+                         " is the kernel's default guess, not a measurement; check it with "
+                         "`tierctl bench` or set a tier override");
+      continue;
+    }
+    for (const auto& dram : nodes) {
+      if (dram.cpus.empty() || dram.kernel_memory_tier != node.kernel_memory_tier) continue;
+      auto slow = hmat_tier(node.id);
+      auto fast = hmat_tier(dram.id);
+      if (slow && fast && *slow > *fast) {
+        warnings.push_back(name + " shares kernel tier memory_tier" +
+                           std::to_string(*node.kernel_memory_tier) + " with node" +
+                           std::to_string(dram.id) +
+                           " although HMAT ranks it slower: the kernel will not demote to it");
+        break;
+      }
+    }
+  }
+  for (const auto& a : nodes) {
+    for (const auto& b : nodes) {
+      auto ta = hmat_tier(a.id), tb = hmat_tier(b.id);
+      if (!a.kernel_memory_tier || !b.kernel_memory_tier || !ta || !tb) continue;
+      if (*a.kernel_memory_tier<*b.kernel_memory_tier&& * ta> * tb) {
+        warnings.push_back("kernel ranks node" + std::to_string(a.id) + " above node" +
+                           std::to_string(b.id) + " but HMAT ranks it below");
+      }
+    }
+  }
+  return warnings;
 }
 
 }  // namespace tier

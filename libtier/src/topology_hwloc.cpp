@@ -74,11 +74,16 @@ DeviceType classify_pci(unsigned class_id, hwloc_obj_t pci) {
     }
   }
   switch (class_id >> 8) {
-    case 0x03: return DeviceType::gpu;
-    case 0x02: return DeviceType::nic;
-    case 0x12: return DeviceType::accelerator;
-    case 0x0b: return DeviceType::accelerator;  // processors / co-processors
-    default: break;
+    case 0x03:
+      return DeviceType::gpu;
+    case 0x02:
+      return DeviceType::nic;
+    case 0x12:
+      return DeviceType::accelerator;
+    case 0x0b:
+      return DeviceType::accelerator;  // processors / co-processors
+    default:
+      break;
   }
   if (class_id == 0x0108) return DeviceType::nvme;
   if (class_id == 0x0502) return DeviceType::cxl;
@@ -178,8 +183,8 @@ std::vector<NodePerf> read_memattrs(hwloc_topology_t topology, const std::vector
       }
       std::vector<hwloc_location> initiators(count);
       std::vector<hwloc_uint64_t> values(count);
-      if (hwloc_memattr_get_initiators(topology, attr.id, target_obj, 0, &count,
-                                       initiators.data(), values.data()) != 0) {
+      if (hwloc_memattr_get_initiators(topology, attr.id, target_obj, 0, &count, initiators.data(),
+                                       values.data()) != 0) {
         continue;
       }
       for (unsigned i = 0; i < count; ++i) {
@@ -255,8 +260,8 @@ HwlocView read_hwloc(const SysRoot& root, const std::optional<std::string>& xml)
   if (!xml && !root.is_live()) fsroot = root.root().string();
   ScopedEnv env_root("HWLOC_FSROOT", fsroot);
   // A gathered tree is not this system: never let hwloc bind or read cpuid.
-  ScopedEnv env_this("HWLOC_THISSYSTEM", fsroot || xml ? std::optional<std::string>("0")
-                                                        : std::nullopt);
+  ScopedEnv env_this("HWLOC_THISSYSTEM",
+                     fsroot || xml ? std::optional<std::string>("0") : std::nullopt);
   // hwloc's x86 backend reads this CPU's cpuid, which would mix the host's
   // caches into a gathered tree.
   if (fsroot) hwloc_topology_set_components(raw, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "x86");

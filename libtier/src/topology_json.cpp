@@ -21,9 +21,12 @@ json::array to_array(const CpuList& list) {
 
 const char* source_kind(TopologySource::Kind kind) {
   switch (kind) {
-    case TopologySource::Kind::live: return "live";
-    case TopologySource::Kind::fsroot: return "fsroot";
-    case TopologySource::Kind::xml: return "xml";
+    case TopologySource::Kind::live:
+      return "live";
+    case TopologySource::Kind::fsroot:
+      return "fsroot";
+    case TopologySource::Kind::xml:
+      return "xml";
   }
   return "unknown";
 }
@@ -33,8 +36,8 @@ const char* source_kind(TopologySource::Kind kind) {
 json::value to_json(const Topology& topology) {
   json::object out;
   out["schema"] = kTopologySchema;
-  out["source"] = json::object{{"kind", source_kind(topology.source().kind)},
-                               {"path", topology.source().path}};
+  out["source"] =
+      json::object{{"kind", source_kind(topology.source().kind)}, {"path", topology.source().path}};
 
   json::array nodes;
   for (const auto& node : topology.nodes()) {
@@ -97,6 +100,9 @@ json::value to_json(const Topology& topology) {
                                    {"numa_node", optional_value(d.numa_node)}});
   }
   out["devices"] = std::move(devices);
+  json::array warnings;
+  for (const auto& w : topology.warnings()) warnings.push_back(json::string(w));
+  out["warnings"] = std::move(warnings);
   return out;
 }
 

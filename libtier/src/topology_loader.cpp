@@ -26,9 +26,8 @@ void validate_input(const TopologyOptions& options) {
   }
   if (!options.root.exists("/sys/devices/system/node") &&
       !options.root.exists("/sys/devices/system/cpu")) {
-    throw TopologyError("--root '" + dir.string() +
-                        "' is not a sysfs tree: expected " + dir.string() +
-                        "/sys/devices/system/{node,cpu}");
+    throw TopologyError("--root '" + dir.string() + "' is not a sysfs tree: expected " +
+                        dir.string() + "/sys/devices/system/{node,cpu}");
   }
 }
 
@@ -50,17 +49,21 @@ void decide_kind(Node& node, const detail::HwlocView& view,
   };
   if (sysfs_dax != nullptr && sysfs_dax->technology == "cxl") {
     node.kind = MemoryKind::cxl;
-    node.kind_evidence = "dax device " + sysfs_dax->device + " of CXL region (" + sysfs_dax->path + ")";
+    node.kind_evidence =
+        "dax device " + sysfs_dax->device + " of CXL region (" + sysfs_dax->path + ")";
   } else if (contains(subtype, "CXL") || contains(dax_parent, "decoder") ||
              contains(dax_parent, "cxl")) {
     node.kind = MemoryKind::cxl;
-    node.kind_evidence = "hwloc: " + (subtype.empty() ? "DAXParent=" + dax_parent : "subtype " + subtype);
+    node.kind_evidence =
+        "hwloc: " + (subtype.empty() ? "DAXParent=" + dax_parent : "subtype " + subtype);
   } else if (sysfs_dax != nullptr && sysfs_dax->technology == "pmem") {
     node.kind = MemoryKind::pmem;
-    node.kind_evidence = "dax device " + sysfs_dax->device + " of NVDIMM region (" + sysfs_dax->path + ")";
+    node.kind_evidence =
+        "dax device " + sysfs_dax->device + " of NVDIMM region (" + sysfs_dax->path + ")";
   } else if (subtype == "NVM" || dax_type == "NVM" || contains(dax_parent, "ndbus")) {
     node.kind = MemoryKind::pmem;
-    node.kind_evidence = "hwloc: " + (subtype == "NVM" ? std::string("subtype NVM") : "DAXType=" + dax_type);
+    node.kind_evidence =
+        "hwloc: " + (subtype == "NVM" ? std::string("subtype NVM") : "DAXType=" + dax_type);
   } else if (subtype == "HBM" || subtype == "MCDRAM") {
     node.kind = MemoryKind::hbm;
     node.kind_evidence = "hwloc: subtype " + subtype;
@@ -73,7 +76,8 @@ void decide_kind(Node& node, const detail::HwlocView& view,
   } else {
     node.kind = MemoryKind::cpuless;
     node.kind_evidence = "memory-only node, technology unknown";
-    if (sysfs_dax != nullptr) node.kind_evidence += " (EFI soft-reserved dax " + sysfs_dax->device + ")";
+    if (sysfs_dax != nullptr)
+      node.kind_evidence += " (EFI soft-reserved dax " + sysfs_dax->device + ")";
     if (!subtype.empty()) node.kind_evidence += " (hwloc subtype " + subtype + ")";
   }
 }
@@ -102,8 +106,8 @@ Topology load_topology(const TopologyOptions& options) {
   for (auto& node : view.nodes) {
     if (have_sysfs) {
       // The kernel's own list beats hwloc's inference (see assign_cpus_to_nodes).
-      auto text = options.root.read("/sys/devices/system/node/node" + std::to_string(node.id) +
-                                    "/cpulist");
+      auto text =
+          options.root.read("/sys/devices/system/node/node" + std::to_string(node.id) + "/cpulist");
       if (auto cpus = text ? CpuList::parse(*text) : std::nullopt) {
         std::vector<unsigned> online;
         for (unsigned cpu : cpus->ids()) {
@@ -145,17 +149,22 @@ Topology load_topology(const TopologyOptions& options) {
     }
   }
 
-  TopologySource source;
+  TopologyData data;
+  data.warnings = tier_consistency_warnings(view.nodes, adistance);
   if (options.hwloc_xml) {
-    source = {TopologySource::Kind::xml, *options.hwloc_xml};
+    data.source = {TopologySource::Kind::xml, *options.hwloc_xml};
   } else if (!options.root.is_live()) {
-    source = {TopologySource::Kind::fsroot, options.root.root().string()};
+    data.source = {TopologySource::Kind::fsroot, options.root.root().string()};
   } else {
-    source = {TopologySource::Kind::live, "/"};
+    data.source = {TopologySource::Kind::live, "/"};
   }
-  return Topology(std::move(view.nodes), std::move(distances), std::move(perf),
-                  std::move(memory_tiers), std::move(view.devices), assignment.overall,
-                  std::move(source));
+  data.nodes = std::move(view.nodes);
+  data.distances = std::move(distances);
+  data.perf = std::move(perf);
+  data.memory_tiers = std::move(memory_tiers);
+  data.devices = std::move(view.devices);
+  data.tier_source = assignment.overall;
+  return Topology(std::move(data));
 }
 
 }  // namespace tier

@@ -17,12 +17,12 @@ namespace tier::detail {
 
 /// What hwloc reported, before sysfs evidence and ranking are merged in.
 struct HwlocView {
-  std::vector<Node> nodes;                        // id, cpus, total memory; kind not decided
-  std::map<unsigned, std::string> subtype;        // hwloc subtype: "DRAM", "HBM", "NVM", ...
-  std::map<unsigned, std::string> dax_parent;     // DAXParent info of the node
-  std::map<unsigned, std::string> dax_type;       // DAXType info of the node
-  std::vector<std::vector<unsigned>> distances;   // indexed like nodes; empty if none
-  std::vector<NodePerf> perf;                     // from hwloc memory attributes
+  std::vector<Node> nodes;                       // id, cpus, total memory; kind not decided
+  std::map<unsigned, std::string> subtype;       // hwloc subtype: "DRAM", "HBM", "NVM", ...
+  std::map<unsigned, std::string> dax_parent;    // DAXParent info of the node
+  std::map<unsigned, std::string> dax_type;      // DAXType info of the node
+  std::vector<std::vector<unsigned>> distances;  // indexed like nodes; empty if none
+  std::vector<NodePerf> perf;                    // from hwloc memory attributes
   std::vector<Device> devices;
 };
 

@@ -9,7 +9,9 @@ namespace {
 
 const std::string kNodeDir = "/sys/devices/system/node";
 
-std::string node_path(unsigned node) { return kNodeDir + "/node" + std::to_string(node); }
+std::string node_path(unsigned node) {
+  return kNodeDir + "/node" + std::to_string(node);
+}
 
 // HMAT figures: the kernel writes 0 for a figure the firmware did not give.
 std::optional<std::uint64_t> read_figure(const SysRoot& root, const std::string& path) {

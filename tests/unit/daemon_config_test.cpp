@@ -31,10 +31,12 @@ TEST(DaemonConfig, ErrorsNameFileLineAndKey) {
             "test.toml:3: key 'daemon.bogus': unknown key");
   EXPECT_EQ(error_of("[daemon]\nlog_level = \"loud\"\n"),
             "test.toml:2: key 'daemon.log_level': expected one of error, warn, info, debug");
-  EXPECT_EQ(error_of("[daemon]\nsocket = 5\n"), "test.toml:2: key 'daemon.socket': expected a string");
-  EXPECT_EQ(error_of("[topology]\ntier_override = { \"x\" = 1 }\n"),
-            "test.toml:2: key 'topology.tier_override.x': expected \"NODE\" = RANK with non-negative "
-            "integers");
+  EXPECT_EQ(error_of("[daemon]\nsocket = 5\n"),
+            "test.toml:2: key 'daemon.socket': expected a string");
+  EXPECT_EQ(
+      error_of("[topology]\ntier_override = { \"x\" = 1 }\n"),
+      "test.toml:2: key 'topology.tier_override.x': expected \"NODE\" = RANK with non-negative "
+      "integers");
   EXPECT_NE(error_of("[daemon\n").find("test.toml:1: "), std::string::npos);
 }
 

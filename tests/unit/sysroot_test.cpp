@@ -23,9 +23,7 @@ class SysRootTest : public ::testing::Test {
     fs::create_symlink("../../../devices/platform/dev0", dir_ / "sys/bus/dax/devices/dax0.0");
   }
   void TearDown() override { fs::remove_all(dir_); }
-  void write(const std::string& rel, const std::string& text) {
-    std::ofstream(dir_ / rel) << text;
-  }
+  void write(const std::string& rel, const std::string& text) { std::ofstream(dir_ / rel) << text; }
   fs::path dir_;
 };
 

@@ -24,19 +24,18 @@ TEST(TierRanking, KernelTiersWinWhenTheyDistinguishNodes) {
 }
 
 TEST(TierRanking, FallsBackToHmatWhenKernelHasOneTier) {
-  auto a = rank_tiers({evidence(0, 4, 576, 10), evidence(2, 4, 1620, 24), evidence(3, 4, 2400, 34)},
-                      {});
+  auto a =
+      rank_tiers({evidence(0, 4, 576, 10), evidence(2, 4, 1620, 24), evidence(3, 4, 2400, 34)}, {});
   EXPECT_EQ(a.overall, TierSource::hmat);
   EXPECT_EQ(a.rank, (std::map<unsigned, unsigned>{{0, 0}, {2, 1}, {3, 2}}));
 }
 
 TEST(TierRanking, FallsBackToSlitBands) {
   // 10 and 11/12 (NPS neighbours) are one band; 17 and 20 the next.
-  auto a = rank_tiers({evidence(0, std::nullopt, std::nullopt, 10),
-                       evidence(1, std::nullopt, std::nullopt, 10),
-                       evidence(4, std::nullopt, std::nullopt, 17),
-                       evidence(5, std::nullopt, std::nullopt, 20)},
-                      {});
+  auto a = rank_tiers(
+      {evidence(0, std::nullopt, std::nullopt, 10), evidence(1, std::nullopt, std::nullopt, 10),
+       evidence(4, std::nullopt, std::nullopt, 17), evidence(5, std::nullopt, std::nullopt, 20)},
+      {});
   EXPECT_EQ(a.overall, TierSource::slit);
   EXPECT_EQ(a.rank, (std::map<unsigned, unsigned>{{0, 0}, {1, 0}, {4, 1}, {5, 1}}));
 }
@@ -48,8 +47,8 @@ TEST(TierRanking, SingleTierWithoutEvidence) {
 }
 
 TEST(TierRanking, OverrideWinsForNamedNodesOnly) {
-  auto a = rank_tiers({evidence(0, 4, std::nullopt, 10), evidence(2, 35, std::nullopt, 24)},
-                      {{2, 3}});
+  auto a =
+      rank_tiers({evidence(0, 4, std::nullopt, 10), evidence(2, 35, std::nullopt, 24)}, {{2, 3}});
   EXPECT_EQ(a.rank.at(2), 3u);
   EXPECT_EQ(a.source.at(2), TierSource::config);
   EXPECT_EQ(a.rank.at(0), 0u);
@@ -94,6 +93,50 @@ TEST(TierRanking, NearestCpuDistanceUsesOnlyCpuNodes) {
                                 {{10, 21, 24}, {21, 10, 34}, {24, 34, 10}});
   EXPECT_EQ(d.at(2), 24u);
   EXPECT_EQ(d.at(1), 10u);
+}
+
+}  // namespace
+}  // namespace tier
+
+namespace tier {
+namespace {
+
+Node tiered_node(unsigned id, bool cpus, int kernel_tier) {
+  Node n = node_with(id, cpus);
+  n.kernel_memory_tier = kernel_tier;
+  n.memory_total_bytes = 1 << 30;
+  n.kind = cpus ? MemoryKind::dram : MemoryKind::cpuless;
+  return n;
+}
+
+TEST(TierConsistency, FlagsMemoryOnlyNodeInDramTierThatHmatRanksSlower) {
+  // Debian's 6.1 kernel: memory-only nodes land in the DRAM tier.
+  auto warnings = tier_consistency_warnings({tiered_node(0, true, 4), tiered_node(2, false, 4)},
+                                            {{0, 576.0}, {2, 1620.0}});
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("node2 (cpuless) shares kernel tier memory_tier4 with node0"),
+            std::string::npos);
+}
+
+TEST(TierConsistency, FlagsKernelDefaultGuessWithoutHmat) {
+  // A CXL node without HMAT lands in the kernel's default dax tier (22).
+  Node cxl = tiered_node(4, false, 22);
+  cxl.kind = MemoryKind::cxl;
+  auto warnings = tier_consistency_warnings(
+      {tiered_node(0, true, 4), tiered_node(2, false, 35), cxl}, {{0, 576.0}, {2, 4500.0}});
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("node4 (cxl) has no HMAT figures"), std::string::npos);
+}
+
+TEST(TierConsistency, FlagsReversedOrderAndStaysQuietWhenConsistent) {
+  auto reversed = tier_consistency_warnings(
+      {tiered_node(0, true, 4), tiered_node(2, false, 35), tiered_node(3, false, 22)},
+      {{0, 576.0}, {2, 1620.0}, {3, 4000.0}});
+  ASSERT_EQ(reversed.size(), 1u);
+  EXPECT_EQ(reversed[0], "kernel ranks node3 above node2 but HMAT ranks it below");
+  EXPECT_TRUE(tier_consistency_warnings({tiered_node(0, true, 4), tiered_node(2, false, 35)},
+                                        {{0, 576.0}, {2, 1620.0}})
+                  .empty());
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 
 #include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "tier/topology.hpp"
@@ -23,8 +24,8 @@ namespace tier {
 struct TierEvidence {
   unsigned node = 0;
   bool has_memory = true;
-  std::optional<int> kernel_tier;           // memory_tierN id
-  std::optional<double> abstract_distance;  // from HMAT, see hmat_abstract_distance()
+  std::optional<int> kernel_tier;                // memory_tierN id
+  std::optional<double> abstract_distance;       // from HMAT, see hmat_abstract_distance()
   std::optional<unsigned> nearest_cpu_distance;  // SLIT distance from the nearest CPU node
 };
 
@@ -46,5 +47,15 @@ std::map<unsigned, unsigned> nearest_cpu_distance(
 
 TierAssignment rank_tiers(const std::vector<TierEvidence>& evidence,
                           const std::map<unsigned, unsigned>& tier_override);
+
+/// Where the kernel's memory tiers disagree with the evidence, in words:
+///  - a memory-only node the kernel put in the same tier as DRAM nodes with
+///    CPUs although HMAT ranks it slower (6.1 kernels: no demotion to it);
+///  - a memory-only node without HMAT figures whose kernel tier is therefore
+///    a default guess (dax/CXL memory defaults to 5× DRAM distance), ranked
+///    against nodes that do have figures;
+///  - two nodes whose kernel order is the reverse of their HMAT order.
+std::vector<std::string> tier_consistency_warnings(
+    const std::vector<Node>& nodes, const std::map<unsigned, double>& abstract_distance);
 
 }  // namespace tier

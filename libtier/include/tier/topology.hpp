@@ -35,15 +35,15 @@ const char* to_string(DeviceType type);
 
 struct Node {
   unsigned id = 0;
-  CpuList cpus;        // CPUs of this node; empty for CPU-less nodes
-  CpuList local_cpus;  // CPUs nearest this node (hwloc locality): == cpus for nodes with
-                       // CPUs, the CPUs of the package/group a CPU-less node hangs off
-  bool allowed = true; // in the cpuset/mems tier itself runs in
+  CpuList cpus;         // CPUs of this node; empty for CPU-less nodes
+  CpuList local_cpus;   // CPUs nearest this node (hwloc locality): == cpus for nodes with
+                        // CPUs, the CPUs of the package/group a CPU-less node hangs off
+  bool allowed = true;  // in the cpuset/mems tier itself runs in
   std::uint64_t memory_total_bytes = 0;
   std::optional<std::uint64_t> memory_free_bytes;  // unknown in XML exports
   MemoryKind kind = MemoryKind::cpuless;
-  std::string kind_evidence;  // why `kind` was chosen, for humans
-  unsigned tier = 0;          // rank, 0 = fastest
+  std::string kind_evidence;                    // why `kind` was chosen, for humans
+  unsigned tier = 0;                            // rank, 0 = fastest
   TierSource tier_source = TierSource::single;  // evidence that ranked this node
   std::optional<int> kernel_memory_tier;  // id of /sys/devices/virtual/memory_tiering/memory_tierN
 };
@@ -52,8 +52,8 @@ struct Node {
 /// or hwloc memory attributes). Latency in ns, bandwidth in MB/s as the kernel
 /// reports them. Missing figures stay empty.
 struct NodePerf {
-  unsigned initiator = 0;  // a node with CPUs
-  unsigned target = 0;     // any node with memory
+  unsigned initiator = 0;     // a node with CPUs
+  unsigned target = 0;        // any node with memory
   unsigned access_class = 0;  // 0: any initiator incl. I/O, 1: CPUs only
   std::optional<std::uint64_t> read_latency_ns, write_latency_ns;
   std::optional<std::uint64_t> read_bandwidth_mbps, write_bandwidth_mbps;
@@ -68,7 +68,7 @@ struct MemoryTier {
 struct Device {
   std::string name;  // e.g. "eth0", "nvme0n1", "card0", or the PCI id when unnamed
   DeviceType type = DeviceType::other;
-  std::string pci;   // "0000:3b:00.0"
+  std::string pci;  // "0000:3b:00.0"
   std::optional<unsigned> numa_node;
   // Chain of PCI bridge/host-bridge identities from the root down, used to
   // classify device↔device locality (PIX/PXB/PHB/NODE/SYS).
@@ -88,29 +88,41 @@ struct TopologySource {
 /// Knobs for load_topology(). Defaults read the live system.
 struct TopologyOptions {
   SysRoot root{"/"};
-  std::optional<std::string> hwloc_xml;       // load an lstopo XML export instead
+  std::optional<std::string> hwloc_xml;        // load an lstopo XML export instead
   std::map<unsigned, unsigned> tier_override;  // node → rank, from config or CLI
+};
+
+/// Everything a snapshot holds; load_topology() fills it, tests may too.
+struct TopologyData {
+  std::vector<Node> nodes;                       // sorted by id
+  std::vector<std::vector<unsigned>> distances;  // indexed like nodes; empty when unknown
+  std::vector<NodePerf> perf;
+  std::vector<MemoryTier> memory_tiers;
+  std::vector<Device> devices;
+  TierSource tier_source = TierSource::single;
+  TopologySource source;
+  std::vector<std::string> warnings;  // evidence that disagrees (see docs/topology.md)
 };
 
 class Topology {
  public:
   Topology() = default;
-  Topology(std::vector<Node> nodes, std::vector<std::vector<unsigned>> distances,
-           std::vector<NodePerf> perf, std::vector<MemoryTier> memory_tiers,
-           std::vector<Device> devices, TierSource tier_source, TopologySource source);
+  explicit Topology(TopologyData data) : data_(std::move(data)) {}
 
-  const std::vector<Node>& nodes() const { return nodes_; }
+  const std::vector<Node>& nodes() const { return data_.nodes; }
   const Node* node(unsigned id) const;
   /// SLIT distances indexed like nodes() (nodes()[i] → row i); empty when unknown.
-  const std::vector<std::vector<unsigned>>& distances() const { return distances_; }
+  const std::vector<std::vector<unsigned>>& distances() const { return data_.distances; }
   std::optional<unsigned> distance(unsigned from_node, unsigned to_node) const;
-  const std::vector<NodePerf>& perf() const { return perf_; }
+  const std::vector<NodePerf>& perf() const { return data_.perf; }
   /// Best (lowest access class) entry for a pair, or null.
   const NodePerf* perf_for(unsigned initiator, unsigned target) const;
-  const std::vector<MemoryTier>& memory_tiers() const { return memory_tiers_; }
-  const std::vector<Device>& devices() const { return devices_; }
-  TierSource tier_source() const { return tier_source_; }
-  const TopologySource& source() const { return source_; }
+  const std::vector<MemoryTier>& memory_tiers() const { return data_.memory_tiers; }
+  const std::vector<Device>& devices() const { return data_.devices; }
+  TierSource tier_source() const { return data_.tier_source; }
+  const TopologySource& source() const { return data_.source; }
+  /// Places where the kernel's view and the evidence disagree, for humans.
+  const std::vector<std::string>& warnings() const { return data_.warnings; }
 
   /// Locality between two entries of devices().
   Locality device_locality(std::size_t a, std::size_t b) const;
@@ -118,13 +130,7 @@ class Topology {
   unsigned tier_count() const;
 
  private:
-  std::vector<Node> nodes_;
-  std::vector<std::vector<unsigned>> distances_;
-  std::vector<NodePerf> perf_;
-  std::vector<MemoryTier> memory_tiers_;
-  std::vector<Device> devices_;
-  TierSource tier_source_ = TierSource::single;
-  TopologySource source_;
+  TopologyData data_;
 };
 
 /// Error from load_topology() for input the user must fix (bad --root, bad XML).
