@@ -49,7 +49,9 @@ CheckResult judge(const Context& ctx, BpfProgram program, std::string_view impac
   r.detail = what + ": " + outcome.step + " failed: " + errno_text(outcome.error) + note;
   if (is_permission_error(outcome.error)) {
     r.status = Status::error;
-    r.impact = "not permitted: run as root (or with CAP_BPF and CAP_PERFMON) to probe";
+    r.impact =
+        "not permitted: run as root to probe (loading needs CAP_BPF and CAP_PERFMON, the private "
+        "tracefs mount CAP_SYS_ADMIN)";
   } else if (is_absent_error(outcome.error)) {
     r.status = Status::missing;
     r.impact = std::string(impact_missing);

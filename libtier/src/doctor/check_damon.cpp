@@ -4,7 +4,8 @@
 // kdamond context. tier never writes DAMON sysfs here (creating or touching a
 // kdamond could disturb one the machine already runs), so it reads the file
 // of an existing context when there is one, else falls back to the kernel
-// config, and says in the detail which source decided.
+// config, else to the symbols of the operations set in /proc/kallsyms, and
+// says in the detail which source decided.
 #include <sstream>
 
 #include "checks.hpp"
@@ -46,6 +47,16 @@ DamonFacts gather(const SysRoot& root) {
   return facts;
 }
 
+// Each operations set is a separate object (mm/damon/vaddr.c, paddr.c) whose
+// functions are named damon_va_* / damon_pa_*; kallsyms lists them whenever
+// the set is built in, without needing root (addresses are hidden, names not).
+std::optional<bool> kallsyms_has(const SysRoot& root, std::string_view ops) {
+  auto symbols = root.read("/proc/kallsyms");
+  if (!symbols || symbols->empty()) return std::nullopt;
+  std::string prefix = ops == "vaddr" ? " damon_va_" : " damon_pa_";
+  return symbols->find(prefix) != std::string::npos;
+}
+
 bool lists(const std::string& avail, std::string_view ops) {
   std::istringstream words(avail);
   std::string word;
@@ -73,11 +84,18 @@ CheckResult judge(const SysRoot& root, std::string_view ops, std::string_view op
   } else if (auto built = facts.config ? facts.config->enabled(option) : std::nullopt) {
     r.status = *built ? Status::ok : Status::missing;
     detail.push_back("no kdamond context to read avail_operations from; decided by kernel config");
+  } else if (auto symbols = kallsyms_has(root, ops)) {
+    r.status = *symbols ? Status::ok : Status::missing;
+    detail.push_back(
+        "no kdamond context to read avail_operations from and no kernel config; decided by "
+        "/proc/kallsyms: " +
+        std::string(ops == "vaddr" ? "damon_va_*" : "damon_pa_*") +
+        (*symbols ? " symbols present" : " symbols absent"));
   } else {
     r.status = Status::error;
     detail.push_back(
-        "DAMON sysfs present, but no existing context to read avail_operations from and no kernel "
-        "config; tier does not create a kdamond to find out");
+        "DAMON sysfs present, but no existing context to read avail_operations from, no kernel "
+        "config and no /proc/kallsyms; tier does not create a kdamond to find out");
   }
   if (facts.config) detail.push_back(facts.config->describe(option));
   if (!facts.kdamonds.empty()) {

@@ -1,5 +1,5 @@
 // kernel: which kernel tier runs on; btf: whether CO-RE BPF can load at all.
-#include <cstdio>
+#include <charconv>
 #include <filesystem>
 
 #include "checks.hpp"
@@ -15,11 +15,15 @@ CheckResult check_kernel(const Context& ctx) {
     r.impact = "feature checks below cannot be related to a kernel version";
     return r;
   }
-  unsigned major = 0;
-  unsigned minor = 0;
   r.status = Status::ok;
   r.detail = "Linux " + *release;
-  if (std::sscanf(release->c_str(), "%u.%u", &major, &minor) == 2) {
+  unsigned major = 0;
+  unsigned minor = 0;
+  const char* end = release->data() + release->size();
+  auto [dot, major_ec] = std::from_chars(release->data(), end, major);
+  bool parsed = major_ec == std::errc() && dot != end && *dot == '.' &&
+                std::from_chars(dot + 1, end, minor).ec == std::errc();
+  if (parsed) {
     r.detail += " (" + std::to_string(major) + "." + std::to_string(minor) + ")";
     // Memory tiers and demotion appeared in 6.1; older kernels still run tier,
     // but the kernel cannot help rank nodes or demote.

@@ -8,6 +8,7 @@ namespace {
 
 std::string ids(const std::vector<unsigned>& values) {
   std::vector<std::string> parts;
+  parts.reserve(values.size());
   for (unsigned v : values) parts.push_back(std::to_string(v));
   return join(parts, ",");
 }
@@ -43,9 +44,12 @@ CheckResult check_numa_nodes(const Context& ctx) {
   r.status = Status::ok;
   r.detail = std::to_string(nodes.size()) + (nodes.size() == 1 ? " node (" : " nodes (") +
              ids(nodes) + ")";
-  for (const char* mask : {"has_cpu", "has_memory"}) {
+  // has_cpu/has_memory hold node lists ("0-1"), not counts: say so.
+  const std::pair<const char*, const char*> masks[] = {{"has_cpu", "nodes with CPUs: "},
+                                                       {"has_memory", "nodes with memory: "}};
+  for (const auto& [mask, label] : masks) {
     if (auto list = ctx.root.read(std::string(kDir) + "/" + mask); list && !list->empty()) {
-      r.detail += std::string("; ") + mask + "=" + *list;
+      r.detail += std::string("; ") + label + *list;
     }
   }
   if (nodes.size() == 1) r.impact = "single node: placement and migration have no choice to make";

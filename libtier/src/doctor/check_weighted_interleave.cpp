@@ -20,10 +20,13 @@ CheckResult check_weighted_interleave(const Context& ctx) {
   std::vector<std::string> nodes;
   std::vector<std::string> others;
   for (const auto& name : ctx.root.list(kDir)) {
-    std::string value = ctx.root.read(std::string(kDir) + "/" + name).value_or("?");
+    std::string path(kDir);
+    path += "/" + name;
+    std::string entry = name + "=";
+    entry += ctx.root.read(path).value_or("?");
     bool is_node = name.size() > 4 && name.starts_with("node") &&
                    name.find_first_not_of("0123456789", 4) == std::string::npos;
-    (is_node ? nodes : others).push_back(name + "=" + value);
+    (is_node ? nodes : others).push_back(std::move(entry));
   }
   r.status = Status::ok;
   r.detail = nodes.empty() ? "no node weight files" : "weights: " + join(nodes, ", ");

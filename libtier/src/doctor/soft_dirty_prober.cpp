@@ -16,48 +16,74 @@ namespace {
 
 constexpr std::uint64_t kSoftDirtyBit = 1ULL << 55;
 
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// Records the failing step; errno is read first, before anything can clobber it.
+bool fail(SoftDirtyOutcome& out, const char* step) {
+  out.run.error = errno != 0 ? errno : EIO;  // short reads leave errno 0
+  out.run.step = step;
+  return false;
+}
+
+bool soft_dirty_bit(int pagemap, const void* address, std::size_t page, bool& bit) {
+  std::uint64_t entry = 0;
+  auto offset = static_cast<off_t>(reinterpret_cast<std::uintptr_t>(address) / page * sizeof entry);
+  errno = 0;
+  if (pread(pagemap, &entry, sizeof entry, offset) != static_cast<ssize_t>(sizeof entry)) {
+    return false;
+  }
+  bit = (entry & kSoftDirtyBit) != 0;
+  return true;
+}
+
+bool round_trip(SoftDirtyOutcome& out, volatile char* byte, std::size_t page) {
+  const void* address = const_cast<const char*>(byte);
+  Fd pagemap(open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC));
+  if (pagemap.get() < 0) return fail(out, "open /proc/self/pagemap");
+  Fd clear_refs(open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC));
+  if (clear_refs.get() < 0) return fail(out, "open /proc/self/clear_refs");
+
+  *byte = 1;
+  if (!soft_dirty_bit(pagemap.get(), address, page, out.dirty_after_write)) {
+    return fail(out, "read /proc/self/pagemap after the first write");
+  }
+  if (write(clear_refs.get(), "4", 1) != 1) return fail(out, "write 4 to /proc/self/clear_refs");
+  bool dirty_after_clear = true;
+  if (!soft_dirty_bit(pagemap.get(), address, page, dirty_after_clear)) {
+    return fail(out, "read /proc/self/pagemap after clear_refs");
+  }
+  out.clean_after_clear = !dirty_after_clear;
+  *byte = 2;
+  if (!soft_dirty_bit(pagemap.get(), address, page, out.dirty_after_rewrite)) {
+    return fail(out, "read /proc/self/pagemap after the second write");
+  }
+  return true;
+}
+
 class LiveSoftDirtyProber final : public SoftDirtyProber {
  public:
   SoftDirtyOutcome run() override {
     SoftDirtyOutcome out;
     const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
     void* area = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (area == MAP_FAILED) return fail(out, "mmap");
-    auto* byte = static_cast<volatile char*>(area);
-    int pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-    int clear_refs = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
-    auto dirty = [&](bool& bit) {
-      std::uint64_t entry = 0;
-      off_t offset = static_cast<off_t>(reinterpret_cast<std::uintptr_t>(area) / page * 8);
-      if (pread(pagemap, &entry, sizeof entry, offset) != sizeof entry) return false;
-      bit = (entry & kSoftDirtyBit) != 0;
-      return true;
-    };
-    bool clean_bit = true;
-    if (pagemap < 0) {
-      fail(out, "open /proc/self/pagemap");
-    } else if (clear_refs < 0) {
-      fail(out, "open /proc/self/clear_refs");
-    } else if (*byte = 1; !dirty(out.dirty_after_write)) {
-      fail(out, "read /proc/self/pagemap");
-    } else if (write(clear_refs, "4", 1) != 1) {
-      fail(out, "write 4 to /proc/self/clear_refs");
-    } else if (!dirty(clean_bit)) {
-      fail(out, "read /proc/self/pagemap");
-    } else if (*byte = 2; !dirty(out.dirty_after_rewrite)) {
-      fail(out, "read /proc/self/pagemap");
+    if (area == MAP_FAILED) {
+      fail(out, "mmap");
+      return out;
     }
-    out.clean_after_clear = !clean_bit;
-    if (pagemap >= 0) close(pagemap);
-    if (clear_refs >= 0) close(clear_refs);
+    round_trip(out, static_cast<volatile char*>(area), page);
     munmap(area, page);
-    return out;
-  }
-
- private:
-  static SoftDirtyOutcome& fail(SoftDirtyOutcome& out, const char* step) {
-    out.run.error = errno != 0 ? errno : EIO;  // short reads leave errno 0
-    out.run.step = step;
     return out;
   }
 };
