@@ -270,7 +270,16 @@ HwlocView read_hwloc(const SysRoot& root, const std::optional<std::string>& xml)
                         " (expected an lstopo --of xml export)");
   }
   if (hwloc_topology_load(raw) != 0) {
-    throw TopologyError(std::string("hwloc failed to load the topology: ") + std::strerror(errno));
+    const int error = errno;
+    // hwloc_topology_set_xml() only records the path; parse errors (garbage,
+    // truncated, XML v3 on hwloc 2.x) surface here, so name the input.
+    const std::string what = xml      ? "hwloc XML '" + *xml + "'"
+                             : fsroot ? "sysfs tree '" + *fsroot + "'"
+                                      : std::string("the live system");
+    throw TopologyError("hwloc failed to load " + what + ": " + std::strerror(error) +
+                        (xml ? " (expected an lstopo --of xml export readable by hwloc " +
+                                   std::string(HWLOC_VERSION) + ")"
+                             : std::string()));
   }
 
   HwlocView view;

@@ -131,7 +131,10 @@ Topology load_topology(const TopologyOptions& options) {
   for (const auto& node : view.nodes) {
     TierEvidence e;
     e.node = node.id;
-    e.has_memory = node.memory_total_bytes > 0;
+    // A node the kernel placed in a memory tier has memory even when its size
+    // is unknown (nodeN/meminfo unreadable): ranking it as memoryless would
+    // put it in tier 0 with the fastest nodes.
+    e.has_memory = node.memory_total_bytes > 0 || node.kernel_memory_tier.has_value();
     e.kernel_tier = node.kernel_memory_tier;
     if (auto it = adistance.find(node.id); it != adistance.end()) e.abstract_distance = it->second;
     if (auto it = nearest.find(node.id); it != nearest.end()) e.nearest_cpu_distance = it->second;
