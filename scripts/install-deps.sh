@@ -15,7 +15,7 @@ packages=(
   # eBPF (CO-RE skeletons)
   clang llvm libbpf-dev bpftool linux-libc-dev
   # emulated CXL/NUMA machine (tests/vm)
-  qemu-system-x86 busybox-static cpio xz-utils zstd kmod bzip2 file
+  qemu-system-x86 busybox-static cpio xz-utils zstd kmod bzip2 file ndctl daxctl python3
 )
 
 missing=()

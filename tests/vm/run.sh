@@ -1,0 +1,261 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
+# The emulated CXL/NUMA test machine: for each mode, boot a QEMU guest (TCG
+# only: this machine's /dev/kvm cannot run a guest) with a busybox
+# initramfs holding the project's binaries, run the scenarios inside, bring
+# their results back over a serial port and check them on the host.
+#
+# usage: tests/vm/run.sh [--mode MODE|all] [--kernel 6.12|6.1]
+#                        [--build-dir DIR] [--scenario NAME] [--keep]
+# Prints one PASS/FAIL line per mode and scenario and ends with
+# "vmtest: N passed, M failed"; exits non-zero on any failure or timeout.
+# Everything downloaded or produced lives under BUILD/vm (see docs/testing.md).
+set -euo pipefail
+
+VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$VM_DIR/../.." && pwd)
+# shellcheck source=lib/common.sh
+. "$VM_DIR/lib/common.sh"
+# shellcheck source=lib/fetch.sh
+. "$VM_DIR/lib/fetch.sh"
+# shellcheck source=lib/initramfs.sh
+. "$VM_DIR/lib/initramfs.sh"
+
+ALL_MODES=(numa numa61 pmem cxl)
+SCENARIO_TIMEOUT=120  # default per scenario, inside the guest
+SETUP_TIMEOUT=120     # the mode's setup inside the guest
+BOOT_ALLOWANCE=90     # boot + facts + poweroff, on top of the above
+
+usage() {
+  sed -n '/^# usage:/,/^# Everything/p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+parse_args() {
+  MODES=() KERNEL_OVERRIDE="" BUILD="$REPO/build" ONLY_SCENARIO="" KEEP=0
+  while [[ $# -gt 0 ]]; do
+    case $1 in
+      --mode) [[ $# -ge 2 ]] || usage
+        if [[ $2 == all ]]; then MODES=("${ALL_MODES[@]}"); else MODES+=("$2"); fi
+        shift 2 ;;
+      --kernel) [[ $# -ge 2 ]] || usage; KERNEL_OVERRIDE=$2; shift 2 ;;
+      --build-dir) [[ $# -ge 2 ]] || usage; BUILD=$2; shift 2 ;;
+      --scenario) [[ $# -ge 2 ]] || usage; ONLY_SCENARIO=$2; shift 2 ;;
+      --keep) KEEP=1; shift ;;
+      -h|--help) usage ;;
+      *) log "unknown argument '$1'"; usage ;;
+    esac
+  done
+  [[ ${#MODES[@]} -gt 0 ]] || MODES=("${ALL_MODES[@]}")
+  local m
+  for m in "${MODES[@]}"; do
+    [[ -f $VM_DIR/modes/$m.sh ]] || die "unknown mode '$m' (modes: ${ALL_MODES[*]} all)"
+  done
+  if [[ -n $ONLY_SCENARIO && ! -f $VM_DIR/scenarios/$ONLY_SCENARIO.sh ]]; then
+    die "no scenario '$ONLY_SCENARIO' in tests/vm/scenarios/"
+  fi
+  if [[ -n $KERNEL_OVERRIDE && -z ${KERNEL_SUITE[$KERNEL_OVERRIDE]:-} ]]; then
+    die "unknown kernel '$KERNEL_OVERRIDE' (6.12 or 6.1)"
+  fi
+  mkdir -p "$BUILD"
+  BUILD=$(cd "$BUILD" && pwd)
+  VMB=$BUILD/vm
+}
+
+# scenario_header FILE KEY: the value of a "# vmtest-KEY: value" line.
+scenario_header() { sed -n "s/^# vmtest-$2: *//p" "$1" | head -n1; }
+
+# scenarios_for MODE: names of the scenarios that run in MODE, sorted. A
+# scenario says where it runs with "# vmtest-modes: all" or a mode list.
+scenarios_for() {
+  local mode=$1 f name modes
+  for f in "$VM_DIR"/scenarios/*.sh; do
+    name=$(basename "$f" .sh)
+    [[ -z $ONLY_SCENARIO || $name == "$ONLY_SCENARIO" ]] || continue
+    modes=$(scenario_header "$f" modes)
+    if [[ $modes == all || " $modes " == *" $mode "* ]]; then
+      printf '%s\n' "$name"
+    fi
+  done
+}
+
+# expect_file MODE KERNEL: the ground truth recorded for MODE on KERNEL:
+# expect/MODE.json when it was recorded on that kernel, else
+# expect/MODE-KERNEL.json; empty if there is none.
+expect_file() {
+  local mode=$1 kver=$2 f="$VM_DIR/expect/$1.json"
+  if [[ -f $f ]] && "$PY" -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["kernel"] != sys.argv[2])' "$f" "$kver"; then
+    printf '%s\n' "$f"
+  elif [[ -f $VM_DIR/expect/$mode-$kver.json ]]; then
+    printf '%s\n' "$VM_DIR/expect/$mode-$kver.json"
+  fi
+}
+
+# qemu_command MODE KDIR RUNDIR: fill QEMU (argv array) for the mode.
+qemu_command() {
+  local mode=$1 kdir=$2 rundir=$3 topo
+  if [[ $MODE_QEMU == qemu10 ]]; then
+    local q="$VMB/qemu10/root"
+    QEMU=(env "QEMU_MODULE_DIR=$q/usr/lib/x86_64-linux-gnu/qemu"
+          "$q/usr/bin/qemu-system-x86_64"
+          -L "$q/usr/share/qemu" -L "$q/usr/share/seabios")
+  else
+    QEMU=("$(command -v qemu-system-x86_64)")
+  fi
+  # tb-size: the default 1 GiB translation cache doubles QEMU's RSS.
+  # shellcheck disable=SC2054 # commas belong to QEMU option values
+  QEMU+=(-nodefaults -display none -no-reboot -accel tcg,tb-size=256
+         -kernel "$kdir/vmlinuz" -initrd "$rundir/initramfs.cpio"
+         -append "console=ttyS0 rdinit=/init panic=-1 $MODE_CMDLINE"
+         -serial "file:$rundir/console.log" -serial "file:$rundir/results.log")
+  mapfile -t topo < <("$PY" "$VM_DIR/lib/qemu_topology.py" \
+                        "$VM_DIR/topology/$MODE_TOPOLOGY.json" "$MODE_MACHINE_EXTRA")
+  QEMU+=("${topo[@]}" "${MODE_QEMU_ARGS[@]}")
+}
+
+# report RESULT NAME DETAIL...: one PASS/FAIL line, details indented below.
+report() {
+  local result=$1 name=$2; shift 2
+  printf '%s %s\n' "$result" "$name"
+  if [[ $# -gt 0 && -n $* ]]; then printf '%s\n' "$@" | sed 's/^/    /'; fi
+  if [[ $result == PASS ]]; then PASSED=$((PASSED + 1)); else FAILED=$((FAILED + 1)); fi
+}
+
+# step_rc OUT NAME: the guest's exit status for a step, empty if it never
+# finished (guest hung, crashed or ran out of time).
+step_rc() {
+  [[ -f $1/steps.tsv ]] || return 0
+  awk -F'\t' -v n="$2" '$1 == n { print $2 }' "$1/steps.tsv"
+}
+
+# boot_summary RUNDIR: "boot-to-poweroff 22.5 s, QEMU peak RSS 548 MB".
+boot_summary() {
+  awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
+       END { printf "boot-to-poweroff %s s, QEMU peak RSS %d MB, exit %s",
+             v["wall_s"], v["maxrss_kb"] / 1024, v["rc"] }' "$1/measure" 2>/dev/null
+}
+
+# check_boot MODE RUNDIR: the guest booted, ran its setup and finished.
+check_boot() {
+  local mode=$1 rundir=$2 out=$2/out rc
+  local why=()
+  if [[ $(step_rc "$out" END) != - ]]; then
+    why+=("guest did not finish ($(boot_summary "$rundir")); see $rundir/console.log")
+    [[ -s $rundir/qemu.log ]] && why+=("qemu: $(tail -n 5 "$rundir/qemu.log")")
+    why+=("last console lines:" "$(tail -n 8 "$rundir/console.log" 2>/dev/null)")
+  fi
+  rc=$(step_rc "$out" _setup)
+  [[ $rc == 0 ]] || why+=("mode setup exit status '${rc:-none}':" \
+                         "$(tail -n 15 "$out/_setup/stdout" "$out/_setup/stderr" 2>/dev/null)")
+  if [[ ${#why[@]} -eq 0 ]]; then
+    report PASS "$mode/boot" "$(boot_summary "$rundir")"
+  else
+    report FAIL "$mode/boot" "${why[@]}"
+  fi
+}
+
+# check_scenario MODE KVER RUNDIR EXPECT NAME: run the host half.
+check_scenario() {
+  local mode=$1 kver=$2 rundir=$3 expect=$4 s=$5 out=$3/out rc msg
+  rc=$(step_rc "$out" "$s")
+  if [[ -z $rc ]]; then
+    report FAIL "$mode/$s" "did not finish in the guest; see $rundir/console.log"
+    return
+  fi
+  if [[ $rc == 124 || $rc == 143 ]]; then
+    report FAIL "$mode/$s" "timed out in the guest (exit $rc)"
+    return
+  fi
+  if msg=$("$PY" "$VM_DIR/scenarios/$s.check.py" --mode "$mode" --kernel "$kver" \
+             --out "$out" --expect "$expect" \
+             --topology "$VM_DIR/topology/$MODE_TOPOLOGY.json" 2>&1); then
+    report PASS "$mode/$s" "$msg"
+  else
+    report FAIL "$mode/$s" "$msg"
+  fi
+}
+
+# run_mode MODE: boot one guest and check everything it ran. Runs in a
+# subshell (the mode file sets variables); writes "passed failed" to
+# RUNDIR/counts for the caller.
+run_mode() {
+  local mode=$1 kdir expect rundir s limit start
+  PASSED=0 FAILED=0
+  # Defaults for what modes/MODE.sh may set (read by lib/initramfs.sh too).
+  # shellcheck disable=SC2034
+  {
+    MODE_KERNEL="" MODE_QEMU=system MODE_TOPOLOGY=numa4 MODE_MACHINE_EXTRA=""
+    MODE_CMDLINE="" MODE_MODULES="" MODE_TOOLS="" MODE_QEMU_ARGS=()
+  }
+  # shellcheck source=/dev/null
+  . "$VM_DIR/modes/$mode.sh"
+  [[ -n $KERNEL_OVERRIDE ]] && MODE_KERNEL=$KERNEL_OVERRIDE
+  rundir="$VMB/runs/$mode"
+  rm -rf "$rundir"; mkdir -p "$rundir"
+
+  # Without recorded ground truth (e.g. --kernel on another mode) the guest
+  # still boots, so its facts can be drafted into an expect file.
+  expect=$(expect_file "$mode" "$MODE_KERNEL")
+  SCENARIOS=()
+  [[ -z $expect ]] || mapfile -t SCENARIOS < <(scenarios_for "$mode")
+
+  fetch_kernel "$MODE_KERNEL"
+  kdir="$VMB/kernel-$MODE_KERNEL"
+  [[ $MODE_QEMU == qemu10 ]] && fetch_qemu10
+  build_initramfs "$mode" "$kdir" "$rundir/initramfs.cpio"
+  [[ $KEEP == 1 ]] || rm -rf "$VMB/initramfs/$mode"
+
+  # Outer limit: only a hung guest kernel should ever reach it, since the
+  # guest enforces the per-scenario limits itself.
+  limit=$((BOOT_ALLOWANCE + SETUP_TIMEOUT))
+  for s in "${SCENARIOS[@]}"; do
+    limit=$((limit + $(scenario_header "$VM_DIR/scenarios/$s.sh" timeout | grep . || echo "$SCENARIO_TIMEOUT")))
+  done
+  qemu_command "$mode" "$kdir" "$rundir"
+  printf '%q ' "${QEMU[@]}" >"$rundir/qemu.cmd"
+  log "$mode: booting kernel $(cat "$kdir/release") ($MODE_QEMU qemu), scenarios: ${SCENARIOS[*]:-none}"
+  start=$(now)
+  "$PY" "$VM_DIR/lib/measure.py" "$rundir/measure" \
+    timeout --kill-after=10 "$limit" "${QEMU[@]}" >"$rundir/qemu.log" 2>&1 || true
+  log "$mode: guest ran $(elapsed "$start")s"
+  "$PY" "$VM_DIR/lib/results.py" "$rundir/results.log" "$rundir/out" || true
+  [[ $KEEP == 1 ]] || rm -f "$rundir/initramfs.cpio"
+
+  check_boot "$mode" "$rundir"
+  if [[ -z $expect ]]; then
+    "$PY" "$VM_DIR/lib/facts2expect.py" "$mode" "$MODE_KERNEL" "$rundir/out" \
+      >"$rundir/expect-draft.json" 2>&1 || true
+    report FAIL "$mode/expect" "no expected results for $mode on kernel $MODE_KERNEL" \
+      "(tests/vm/expect/$mode-$MODE_KERNEL.json); a draft from this boot: $rundir/expect-draft.json"
+  fi
+  for s in "${SCENARIOS[@]}"; do
+    check_scenario "$mode" "$MODE_KERNEL" "$rundir" "$expect" "$s"
+  done
+  echo "$PASSED $FAILED" >"$rundir/counts"
+}
+
+main() {
+  parse_args "$@"
+  mkdir -p "$VMB"
+  # One run at a time per build dir: the caches and run folders are shared.
+  exec 9>"$VMB/.lock"
+  flock -n 9 || { log "waiting for another vmtest run on $VMB"; flock 9; }
+
+  local total_pass=0 total_fail=0 mode p f start
+  start=$(now)
+  for mode in "${MODES[@]}"; do
+    rm -f "$VMB/runs/$mode/counts"
+    if (run_mode "$mode") && read -r p f <"$VMB/runs/$mode/counts"; then
+      total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
+    else
+      echo "FAIL $mode/boot"
+      echo "    harness error (see the messages above)"
+      total_fail=$((total_fail + 1))
+    fi
+  done
+  log "all modes took $(elapsed "$start")s; logs and results under $VMB/runs/"
+  echo "vmtest: $total_pass passed, $total_fail failed"
+  [[ $total_fail -eq 0 ]]
+}
+
+main "$@"

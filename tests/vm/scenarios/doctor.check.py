@@ -1,0 +1,37 @@
+#!/usr/bin/python3
+"""doctor: `tierctl doctor --json` exits 0 and reports the guest kernel's
+features as recorded in expect/MODE.json ("doctor": {check: status})."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import vmcheck  # noqa: E402
+
+REQUIRED = ["btf", "kprobes", "damon_vaddr", "soft_dirty", "numa_balancing"]
+STATUSES = ["ok", "missing", "error"]
+
+c = vmcheck.Check("doctor")
+c.eq("exit status", c.rc(), 0)
+doc = c.json_output()
+if doc is not None:
+    checks = doc.get("checks") if isinstance(doc, dict) else None
+    if not isinstance(checks, list):
+        c.fail("no 'checks' list in the output")
+        checks = []
+    by_name = {}
+    for i, chk in enumerate(checks):
+        missing = [k for k in ("name", "status", "detail", "impact") if k not in chk]
+        if missing:
+            c.fail("check #%d lacks %s" % (i, ", ".join(missing)))
+            continue
+        c.allowed("%s status" % chk["name"], chk["status"], STATUSES)
+        by_name[chk["name"]] = chk
+    for name in REQUIRED:
+        if name not in by_name:
+            c.fail("no '%s' check" % name)
+    for name, want in c.expect.get("doctor", {}).items():
+        if name in by_name and by_name[name]["status"] != want:
+            c.fail("%s: status %s, want %s (detail: %s)" % (
+                name, by_name[name]["status"], want, by_name[name]["detail"]))
+    c.note(" ".join("%s=%s" % (k, by_name[k]["status"]) for k in REQUIRED if k in by_name))
+c.finish()
