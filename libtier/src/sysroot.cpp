@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <system_error>
 
@@ -45,6 +46,15 @@ std::optional<std::string> SysRoot::read(std::string_view kernel_path) const {
     text.pop_back();
   }
   return text;
+}
+
+std::optional<std::vector<std::uint8_t>> SysRoot::read_bytes(std::string_view kernel_path) const {
+  std::ifstream in(path(kernel_path), std::ios::binary);
+  if (!in) return std::nullopt;
+  std::vector<std::uint8_t> bytes{std::istreambuf_iterator<char>(in),
+                                  std::istreambuf_iterator<char>()};
+  if (in.bad()) return std::nullopt;
+  return bytes;
 }
 
 std::optional<std::int64_t> SysRoot::read_int(std::string_view kernel_path) const {

@@ -1,5 +1,6 @@
 // load_topology(): hwloc + sysfs evidence → kinds → tier ranks.
 #include <algorithm>
+#include <tuple>
 
 #include "tier/tier_ranking.hpp"
 #include "tier/topology.hpp"
@@ -99,7 +100,11 @@ Topology load_topology(const TopologyOptions& options) {
   if (have_sysfs) {
     memory_tiers = detail::read_memory_tiers(options.root);
     dax = detail::read_dax_evidence(options.root);
-    if (auto hmat = detail::read_hmat_access(options.root, ids); !hmat.empty()) perf = hmat;
+    if (auto hmat = detail::read_hmat_access(options.root, ids); !hmat.empty()) {
+      auto extra = detail::read_acpi_hmat_extra_pairs(options.root, hmat);
+      hmat.insert(hmat.end(), extra.begin(), extra.end());
+      perf = std::move(hmat);
+    }
     if (distances.empty()) distances = detail::read_sysfs_distances(options.root, ids);
   }
 
@@ -152,6 +157,10 @@ Topology load_topology(const TopologyOptions& options) {
     }
   }
 
+  std::sort(perf.begin(), perf.end(), [](const NodePerf& a, const NodePerf& b) {
+    return std::tie(a.initiator, a.target, a.access_class) <
+           std::tie(b.initiator, b.target, b.access_class);
+  });
   TopologyData data;
   data.warnings = tier_consistency_warnings(view.nodes, adistance);
   if (options.hwloc_xml) {

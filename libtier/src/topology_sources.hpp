@@ -40,6 +40,13 @@ std::vector<MemoryTier> read_memory_tiers(const SysRoot& root);
 /// HMAT access classes 0 and 1 (nodeN/accessK/initiators).
 std::vector<NodePerf> read_hmat_access(const SysRoot& root, const std::vector<unsigned>& node_ids);
 
+/// Initiator→target pairs the sysfs access classes do not show, from the raw
+/// ACPI HMAT (/sys/firmware/acpi/tables/HMAT, root only) with PXMs mapped to
+/// nodes through SRAT. Returned only when the table agrees with every pair
+/// sysfs does show (so a wrong PXM mapping is never reported); else empty.
+std::vector<NodePerf> read_acpi_hmat_extra_pairs(const SysRoot& root,
+                                                 const std::vector<NodePerf>& sysfs_perf);
+
 /// Technology evidence for a node from the dax bus: "cxl" or "pmem" with the
 /// sysfs path that proves it, or "hmem" (EFI soft-reserved) as a hint.
 struct DaxEvidence {

@@ -83,8 +83,8 @@ class DaemonSocket : public ::testing::Test {
 };
 
 TEST_F(DaemonSocket, ServesTheSameTopologyTierctlReadsLocally) {
-  auto remote = run_command({kBin + "/tierctl", "--socket", socket_.string(), "topo", "--daemon",
-                             "--json"});
+  auto remote =
+      run_command({kBin + "/tierctl", "--socket", socket_.string(), "topo", "--daemon", "--json"});
   ASSERT_EQ(remote.exit_code, 0) << remote.err;
   auto local = run_command({kBin + "/tierctl", "topo", "--json"});
   ASSERT_EQ(local.exit_code, 0) << local.err;

@@ -34,6 +34,8 @@ class SysRoot {
   bool exists(std::string_view kernel_path) const;
   /// Whole file with trailing whitespace removed; nullopt when unreadable.
   std::optional<std::string> read(std::string_view kernel_path) const;
+  /// Whole file as bytes, untouched (binary tables); nullopt when unreadable.
+  std::optional<std::vector<std::uint8_t>> read_bytes(std::string_view kernel_path) const;
   /// First integer in the file (decimal); nullopt when unreadable or not a number.
   std::optional<std::int64_t> read_int(std::string_view kernel_path) const;
   /// Names of the entries of a directory, sorted; empty when it does not exist.

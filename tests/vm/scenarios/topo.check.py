@@ -73,6 +73,13 @@ def check_perf(doc):
             c.eq("perf access%s %s->%s vs QEMU config" % key, got, configured[(key[1], key[2])])
         else:
             c.fail("perf access%s %s->%s: neither sysfs nor the QEMU config has it" % key)
+    # sysfs shows only each node's best initiator; tier reads the rest from the
+    # raw ACPI HMAT, so every configured pair must be there (with its value,
+    # checked above).
+    pairs = {(k[1], k[2]) for k in reported}
+    for pair in sorted(configured):
+        if pair not in pairs:
+            c.fail("perf lacks configured HMAT pair %d->%d (full matrix from the ACPI table)" % pair)
 
 
 def check_devices(doc):
