@@ -6,7 +6,7 @@
 #include "command.hpp"
 #include "daemon_client.hpp"
 #include "tier/topology_json.hpp"
-#include "topo_render.hpp"
+#include "tier/topology_text.hpp"
 
 namespace tierctl {
 
@@ -43,8 +43,7 @@ int run_topo(const GlobalOptions& global, const TopoOptions& options) {
     if (options.json) {
       std::cout << boost::json::serialize(reply) << "\n";
     } else {
-      std::cout << "tierd at " << global.socket << " reports:\n"
-                << boost::json::serialize(reply) << "\n";
+      tier::render_topology(std::cout, tier::topology_from_json(reply));
     }
     return kOk;
   }
@@ -55,25 +54,7 @@ int run_topo(const GlobalOptions& global, const TopoOptions& options) {
     std::cout << boost::json::serialize(tier::to_json(topology)) << "\n";
     return kOk;
   }
-  std::cout << "Topology of " << topology.source().path << " (" << topology.nodes().size()
-            << " NUMA nodes, " << topology.tier_count() << " tiers ranked by "
-            << tier::to_string(topology.tier_source()) << ")\n\n";
-  render_nodes(std::cout, topology);
-  std::cout << "\n";
-  if (!topology.memory_tiers().empty()) {
-    std::cout << "Kernel memory tiers:";
-    for (const auto& t : topology.memory_tiers()) {
-      std::cout << "  memory_tier" << t.id << "=" << tier::CpuList(t.nodes).to_string();
-    }
-    std::cout << "\n\n";
-  }
-  render_distances(std::cout, topology);
-  std::cout << "\n";
-  render_perf(std::cout, topology);
-  std::cout << "\n";
-  render_devices(std::cout, topology);
-  for (const auto& warning : topology.warnings()) std::cout << "\nwarning: " << warning;
-  if (!topology.warnings().empty()) std::cout << "\n";
+  tier::render_topology(std::cout, topology);
   return kOk;
 }
 

@@ -10,6 +10,7 @@
 #include "control_server.hpp"
 #include "tier/topology.hpp"
 #include "tier/topology_json.hpp"
+#include "tier/topology_text.hpp"
 #include "tier/version.hpp"
 
 namespace {
@@ -30,23 +31,13 @@ tierd::Config load(const Options& options) {
   return config;
 }
 
-void print_summary(const tier::Topology& topology) {
-  std::cout << "tierd: " << topology.nodes().size() << " NUMA nodes, " << topology.tier_count()
-            << " tiers (ranked by " << tier::to_string(topology.tier_source()) << ")\n";
-  for (const auto& node : topology.nodes()) {
-    std::cout << "  node" << node.id
-              << "  cpus=" << (node.cpus.empty() ? "-" : node.cpus.to_string())
-              << "  kind=" << tier::to_string(node.kind) << "  tier=" << node.tier
-              << "  memory=" << node.memory_total_bytes / (1024 * 1024) << " MiB\n";
-  }
-}
-
 int serve(const tierd::Config& config) {
   tier::TopologyOptions topo_options;
   topo_options.root = tier::SysRoot(config.topology_root);
   topo_options.tier_override = config.tier_override;
   const tier::Topology topology = tier::load_topology(topo_options);
-  print_summary(topology);
+  tier::render_topology(std::cout, topology);
+  std::cout << "\n";
 
   boost::asio::io_context io;
   tierd::ControlServer server(io, config.socket);

@@ -102,10 +102,9 @@ const NodePerf* Topology::perf_for(unsigned initiator, unsigned target) const {
   return best;
 }
 
-Locality Topology::device_locality(std::size_t a, std::size_t b) const {
-  if (a == b) return Locality::self;
-  const Device& da = data_.devices.at(a);
-  const Device& db = data_.devices.at(b);
+namespace {
+
+Locality locality_between(const Device& da, const Device& db) {
   const auto& pa = da.bridge_path;
   const auto& pb = db.bridge_path;
   // Path element 0 is the host bridge; different host bridges means the
@@ -119,6 +118,18 @@ Locality Topology::device_locality(std::size_t a, std::size_t b) const {
   // Below the lowest shared PCI bridge: none more on either side is a single
   // bridge (PIX); any further bridge makes it several (PXB).
   return pa.size() == common && pb.size() == common ? Locality::pix : Locality::pxb;
+}
+
+}  // namespace
+
+std::vector<std::vector<Locality>> device_locality_matrix(const std::vector<Device>& devices) {
+  std::vector<std::vector<Locality>> matrix(devices.size());
+  for (std::size_t a = 0; a < devices.size(); ++a) {
+    for (std::size_t b = 0; b < devices.size(); ++b) {
+      matrix[a].push_back(a == b ? Locality::self : locality_between(devices[a], devices[b]));
+    }
+  }
+  return matrix;
 }
 
 unsigned Topology::tier_count() const {

@@ -174,6 +174,7 @@ Topology load_topology(const TopologyOptions& options) {
   data.distances = std::move(distances);
   data.perf = std::move(perf);
   data.memory_tiers = std::move(memory_tiers);
+  data.device_locality = device_locality_matrix(view.devices);
   data.devices = std::move(view.devices);
   data.tier_source = assignment.overall;
   return Topology(std::move(data));

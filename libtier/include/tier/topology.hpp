@@ -79,6 +79,9 @@ struct Device {
 enum class Locality { self, pix, pxb, phb, node, sys };
 const char* to_string(Locality locality);
 
+/// The devices × devices locality matrix from their PCI bridge paths.
+std::vector<std::vector<Locality>> device_locality_matrix(const std::vector<Device>& devices);
+
 /// Where the snapshot came from.
 struct TopologySource {
   enum class Kind { live, fsroot, xml } kind = Kind::live;
@@ -99,6 +102,7 @@ struct TopologyData {
   std::vector<NodePerf> perf;
   std::vector<MemoryTier> memory_tiers;
   std::vector<Device> devices;
+  std::vector<std::vector<Locality>> device_locality;  // devices × devices, see below
   TierSource tier_source = TierSource::single;
   TopologySource source;
   std::vector<std::string> warnings;  // evidence that disagrees (see docs/topology.md)
@@ -125,7 +129,9 @@ class Topology {
   const std::vector<std::string>& warnings() const { return data_.warnings; }
 
   /// Locality between two entries of devices().
-  Locality device_locality(std::size_t a, std::size_t b) const;
+  Locality device_locality(std::size_t a, std::size_t b) const {
+    return data_.device_locality.at(a).at(b);
+  }
   /// Number of distinct tiers.
   unsigned tier_count() const;
 

@@ -12,4 +12,8 @@ inline constexpr const char* kTopologySchema = "tier.topology/v1";
 
 boost::json::value to_json(const Topology& topology);
 
+/// The inverse of to_json(), for documents from tierd. Throws
+/// std::invalid_argument naming the first field that is missing or mistyped.
+Topology topology_from_json(const boost::json::value& document);
+
 }  // namespace tier

@@ -1,11 +1,11 @@
-#include "topo_render.hpp"
+#include "tier/topology_text.hpp"
 
 #include <iomanip>
 #include <sstream>
 #include <string>
 #include <vector>
 
-namespace tierctl {
+namespace tier {
 
 namespace {
 
@@ -52,14 +52,14 @@ std::string or_dash(const std::optional<T>& value) {
 
 }  // namespace
 
-void render_nodes(std::ostream& out, const tier::Topology& topology) {
+void render_nodes(std::ostream& out, const Topology& topology) {
   Table table({"NODE", "CPUS", "MEMORY", "FREE", "KIND", "TIER", "SOURCE", "KERNEL-TIER"});
   for (const auto& node : topology.nodes()) {
     table.add({std::to_string(node.id), node.cpus.empty() ? "-" : node.cpus.to_string(),
                bytes(node.memory_total_bytes),
-               node.memory_free_bytes ? bytes(*node.memory_free_bytes) : "-",
-               tier::to_string(node.kind), std::to_string(node.tier),
-               tier::to_string(node.tier_source), or_dash(node.kernel_memory_tier)});
+               node.memory_free_bytes ? bytes(*node.memory_free_bytes) : "-", to_string(node.kind),
+               std::to_string(node.tier), to_string(node.tier_source),
+               or_dash(node.kernel_memory_tier)});
   }
   table.print(out);
   out << "\nKind evidence:\n";
@@ -68,7 +68,7 @@ void render_nodes(std::ostream& out, const tier::Topology& topology) {
   }
 }
 
-void render_distances(std::ostream& out, const tier::Topology& topology) {
+void render_distances(std::ostream& out, const Topology& topology) {
   out << "Distances (SLIT):\n";
   if (topology.distances().empty()) {
     out << "  not reported by firmware\n";
@@ -85,7 +85,7 @@ void render_distances(std::ostream& out, const tier::Topology& topology) {
   table.print(out);
 }
 
-void render_perf(std::ostream& out, const tier::Topology& topology) {
+void render_perf(std::ostream& out, const Topology& topology) {
   out << "Latency / bandwidth (HMAT, initiator -> target):\n";
   if (topology.perf().empty()) {
     out << "  not reported by firmware (no HMAT); measure with `tierctl bench`\n";
@@ -102,7 +102,7 @@ void render_perf(std::ostream& out, const tier::Topology& topology) {
   table.print(out);
 }
 
-void render_devices(std::ostream& out, const tier::Topology& topology) {
+void render_devices(std::ostream& out, const Topology& topology) {
   const auto& devices = topology.devices();
   out << "Devices:\n";
   if (devices.empty()) {
@@ -116,13 +116,13 @@ void render_devices(std::ostream& out, const tier::Topology& topology) {
   for (std::size_t a = 0; a < devices.size(); ++a) {
     std::vector<std::string> row{"D" + std::to_string(a)};
     for (std::size_t b = 0; b < devices.size(); ++b) {
-      row.push_back(tier::to_string(topology.device_locality(a, b)));
+      row.push_back(to_string(topology.device_locality(a, b)));
     }
     const auto& d = devices[a];
-    const tier::Node* node = d.numa_node ? topology.node(*d.numa_node) : nullptr;
+    const Node* node = d.numa_node ? topology.node(*d.numa_node) : nullptr;
     row.insert(row.end(), {d.numa_node ? std::to_string(*d.numa_node) : "-",
-                           node != nullptr ? node->local_cpus.to_string() : "-",
-                           tier::to_string(d.type), d.pci, d.name});
+                           node != nullptr ? node->local_cpus.to_string() : "-", to_string(d.type),
+                           d.pci, d.name});
     table.add(row);
   }
   table.print(out);
@@ -135,4 +135,26 @@ void render_devices(std::ostream& out, const tier::Topology& topology) {
          "  SYS  = connection crossing the interconnect between NUMA nodes (e.g. UPI, xGMI)\n";
 }
 
-}  // namespace tierctl
+void render_topology(std::ostream& out, const Topology& topology) {
+  out << "Topology of " << topology.source().path << " (" << topology.nodes().size()
+      << " NUMA nodes, " << topology.tier_count() << " tiers ranked by "
+      << to_string(topology.tier_source()) << ")\n\n";
+  render_nodes(out, topology);
+  out << "\n";
+  if (!topology.memory_tiers().empty()) {
+    out << "Kernel memory tiers:";
+    for (const auto& t : topology.memory_tiers()) {
+      out << "  memory_tier" << t.id << "=" << CpuList(t.nodes).to_string();
+    }
+    out << "\n\n";
+  }
+  render_distances(out, topology);
+  out << "\n";
+  render_perf(out, topology);
+  out << "\n";
+  render_devices(out, topology);
+  for (const auto& warning : topology.warnings()) out << "\nwarning: " << warning;
+  if (!topology.warnings().empty()) out << "\n";
+}
+
+}  // namespace tier
