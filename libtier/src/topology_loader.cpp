@@ -163,6 +163,11 @@ Topology load_topology(const TopologyOptions& options) {
   });
   TopologyData data;
   data.warnings = tier_consistency_warnings(view.nodes, adistance);
+  if (have_sysfs) {
+    if (auto warning = detail::memory_accounting_warning(options.root, ids)) {
+      data.warnings.push_back(*warning);
+    }
+  }
   if (options.hwloc_xml) {
     data.source = {TopologySource::Kind::xml, *options.hwloc_xml};
   } else if (!options.root.is_live()) {

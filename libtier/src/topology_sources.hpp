@@ -32,6 +32,11 @@ HwlocView read_hwloc(const SysRoot& root, const std::optional<std::string>& xml)
 
 /// Free bytes of a node from nodeN/meminfo.
 std::optional<std::uint64_t> read_node_free_bytes(const SysRoot& root, unsigned node);
+/// A warning when the nodes' MemTotal (nodeN/meminfo) does not add up to
+/// /proc/meminfo's MemTotal: some VMs (e.g. with memory hot-plugged through a
+/// balloon) account memory to no node, and per-node numbers then understate.
+std::optional<std::string> memory_accounting_warning(const SysRoot& root,
+                                                     const std::vector<unsigned>& node_ids);
 /// SLIT rows from nodeN/distance, indexed like `node_ids`; empty if incomplete.
 std::vector<std::vector<unsigned>> read_sysfs_distances(const SysRoot& root,
                                                         const std::vector<unsigned>& node_ids);

@@ -22,19 +22,47 @@ std::optional<std::uint64_t> read_figure(const SysRoot& root, const std::string&
 
 }  // namespace
 
-std::optional<std::uint64_t> read_node_free_bytes(const SysRoot& root, unsigned node) {
-  auto text = root.read(node_path(node) + "/meminfo");
+namespace {
+
+// "Node 0 MemFree:   123 kB" (node meminfo) or "MemTotal:   123 kB" (/proc).
+std::optional<std::uint64_t> meminfo_bytes(const SysRoot& root, const std::string& path,
+                                           const std::string& key) {
+  auto text = root.read(path);
   if (!text) return std::nullopt;
   std::istringstream lines(*text);
   std::string line;
   while (std::getline(lines, line)) {
-    // "Node 0 MemFree:        123456 kB"
-    std::istringstream words(line);
-    std::string node_word, id, key;
+    auto at = line.find(key + ":");
+    if (at == std::string::npos) continue;
+    std::istringstream value(line.substr(at + key.size() + 1));
     std::uint64_t kib = 0;
-    if (words >> node_word >> id >> key >> kib && key == "MemFree:") return kib * 1024;
+    if (value >> kib) return kib * 1024;
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> read_node_free_bytes(const SysRoot& root, unsigned node) {
+  return meminfo_bytes(root, node_path(node) + "/meminfo", "MemFree");
+}
+
+std::optional<std::string> memory_accounting_warning(const SysRoot& root,
+                                                     const std::vector<unsigned>& node_ids) {
+  auto system = meminfo_bytes(root, "/proc/meminfo", "MemTotal");
+  if (!system || *system == 0) return std::nullopt;
+  std::uint64_t nodes = 0;
+  for (unsigned id : node_ids) {
+    auto total = meminfo_bytes(root, node_path(id) + "/meminfo", "MemTotal");
+    if (!total) return std::nullopt;  // unknown, not inconsistent
+    nodes += *total;
+  }
+  const double ratio = static_cast<double>(nodes) / static_cast<double>(*system);
+  if (ratio > 0.98 && ratio < 1.02) return std::nullopt;
+  return "NUMA nodes account for " + std::to_string(nodes >> 20) + " MiB but /proc/meminfo " +
+         "MemTotal is " + std::to_string(*system >> 20) +
+         " MiB: per-node memory figures do not cover all memory (hot-plugged or ballooned "
+         "memory in a VM?)";
 }
 
 std::vector<std::vector<unsigned>> read_sysfs_distances(const SysRoot& root,

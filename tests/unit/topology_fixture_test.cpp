@@ -246,6 +246,33 @@ TEST(FixtureQemu4Node, WithoutKernelTiersHmatRanks) {
   EXPECT_TRUE(topology.memory_tiers().empty());
 }
 
+TEST(FixtureQemu4Node, ConsistentFixtureHasNoWarnings) {
+  EXPECT_TRUE(load(fixture("qemu-4node")).warnings().empty());
+}
+
+TEST(FixtureQemu4Node, WarnsWhenNodesDoNotAccountForAllMemory) {
+  // As on a VM whose hot-plugged memory belongs to no node: 4 GiB in the
+  // nodes, 24 GiB in /proc/meminfo.
+  TreeCopy tree("qemu-4node");
+  tree.write("/proc/meminfo", "MemTotal:       25165824 kB\nMemFree:        20000000 kB");
+  const Topology topology = load(tree.root());
+  ASSERT_EQ(topology.warnings().size(), 1u);
+  EXPECT_EQ(topology.warnings()[0],
+            "NUMA nodes account for 4096 MiB but /proc/meminfo MemTotal is 24576 MiB: per-node "
+            "memory figures do not cover all memory (hot-plugged or ballooned memory in a VM?)");
+}
+
+TEST(FixtureQemu4Node, KernelTiersLikeDebian61WarnAboutDemotion) {
+  TreeCopy tree("qemu-4node");
+  tree.remove("/sys/devices/virtual/memory_tiering/memory_tier35");
+  tree.write("/sys/devices/virtual/memory_tiering/memory_tier4/nodelist", "0-3");
+  const Topology topology = load(tree.root());
+  EXPECT_EQ(topology.tier_source(), TierSource::hmat);
+  ASSERT_EQ(topology.warnings().size(), 2u);
+  EXPECT_NE(topology.warnings()[0].find("node2 (cpuless) shares kernel tier memory_tier4"),
+            std::string::npos);
+}
+
 TEST(FixtureQemu4Node, WithoutKernelTiersAndHmatSlitRanks) {
   TreeCopy tree("qemu-4node");
   tree.remove("/sys/devices/virtual/memory_tiering");
