@@ -37,5 +37,8 @@ tier::TopologyOptions topology_options(const GlobalOptions& global);
 
 void add_topo_command(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_doctor_command(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_stats_command(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_migrate_command(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_bench_command(CLI::App& app, const GlobalOptions& global, Action& action);
 
 }  // namespace tierctl

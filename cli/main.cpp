@@ -44,6 +44,9 @@ int run(int argc, char** argv) {
   Action action;
   add_topo_command(app, global, action);
   add_doctor_command(app, global, action);
+  add_stats_command(app, global, action);
+  add_migrate_command(app, global, action);
+  add_bench_command(app, global, action);
 
   try {
     app.parse(argc, argv);
