@@ -11,7 +11,7 @@ packages=(
   libhwloc-dev hwloc libnuma-dev numactl libboost1.81-dev libboost-json1.81-dev
   libcli11-dev libtomlplusplus-dev zlib1g-dev
   # tests and benchmarks
-  libgtest-dev libgmock-dev googletest libbenchmark-dev
+  libgtest-dev libgmock-dev googletest libbenchmark-dev mbw gnuplot-nox
   # eBPF (CO-RE skeletons)
   clang llvm libbpf-dev bpftool linux-libc-dev
   # emulated CXL/NUMA machine (tests/vm)

@@ -11,7 +11,7 @@
 # shared library ldd resolves for it and the dynamic loader, at their host
 # paths, so it runs unchanged in the guest.
 copy_with_libs() {
-  local root=$1 file=$2 dest=$3 out lib
+  local root=$1 file=$2 dest=$3 out lib src
   # Static programs make ldd fail with "not a dynamic executable": fine.
   if ! out=$(ldd "$file" 2>&1) && [[ $out != *"not a dynamic executable"* ]]; then
     die "ldd $file failed (being rebuilt?): $out"
@@ -20,8 +20,16 @@ copy_with_libs() {
     die "$file: missing shared libraries: $(grep 'not found' <<<"$out" | tr -s ' \t\n' ' ')"
   install -D -m 0755 "$file" "$root/$dest"
   # "libx.so.1 => /lib/.../libx.so.1 (0x..)" and "/lib64/ld-linux-x86-64.so.2 (0x..)"
-  while read -r lib; do
-    [[ -e $root/$lib ]] || install -D -m 0755 "$(readlink -f "$lib")" "$root/$lib"
+  while read -r src; do
+    lib=$src
+    case $lib in
+      /lib/* | /lib64/* | /usr/lib/*) ;;
+      # The project's own libraries (libtier.so from the build tree): their
+      # host path may be hidden in the guest (it mounts a tmpfs on /tmp, and
+      # CI builds under /tmp), so they go where the loader always looks.
+      *) lib=/lib/x86_64-linux-gnu/${lib##*/} ;;
+    esac
+    [[ -e $root/$lib ]] || install -D -m 0755 "$(readlink -f "$src")" "$root/$lib"
   done < <(awk '$2 == "=>" && $3 ~ /^\// { print $3 }
                 $1 ~ /^\// && $2 ~ /^\(0x/ { print $1 }' <<<"$out")
 }

@@ -1,0 +1,183 @@
+// Residency scan: /proc/PID/smaps ranges → batched move_pages(NULL) queries.
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tier/residency.hpp"
+
+namespace tier {
+
+namespace {
+
+constexpr std::uint64_t kPmdSize = 2ull << 20;
+constexpr std::size_t kPagesPerPmd = kPmdSize / kBasePageSize;
+
+// Adds the statuses of consecutive addresses (one per `unit` bytes, starting at
+// `first`) to a MappingResidency. THP detection needs every aligned 2 MiB
+// group inside one call, which the scanner guarantees by cutting batches at
+// 2 MiB boundaries.
+class Accumulator {
+ public:
+  Accumulator(const Mapping& mapping, std::vector<ResidentPage>* pages)
+      : pages_(pages),
+        unit_(mapping.hugetlb() ? mapping.kernel_page_size : kBasePageSize),
+        thp_budget_((mapping.anon_huge_bytes + mapping.file_pmd_bytes) / kPmdSize) {
+    out_.mapping = mapping;
+  }
+
+  void add(std::uint64_t first, const int* statuses, std::size_t count) {
+    std::size_t i = 0;
+    while (i < count) {
+      std::uint64_t address = first + i * unit_;
+      int status = statuses[i];
+      if (status < 0) {
+        out_.not_resident_bytes += unit_;
+        ++i;
+        continue;
+      }
+      unsigned node = static_cast<unsigned>(status);
+      NodeResidency& on_node = out_.nodes[node];
+      if (unit_ > kBasePageSize) {  // hugetlb: one query per huge page
+        on_node.bytes += unit_;
+        on_node.huge_bytes += unit_;
+        record(address, unit_, node);
+        ++i;
+        continue;
+      }
+      if (thp_budget_ > 0 && address % kPmdSize == 0 && i + kPagesPerPmd <= count &&
+          std::all_of(statuses + i, statuses + i + kPagesPerPmd,
+                      [status](int s) { return s == status; })) {
+        --thp_budget_;
+        on_node.bytes += kPmdSize;
+        on_node.huge_bytes += kPmdSize;
+        record(address, kPmdSize, node);
+        i += kPagesPerPmd;
+        continue;
+      }
+      on_node.bytes += kBasePageSize;
+      on_node.pages_4k += 1;
+      record(address, kBasePageSize, node);
+      ++i;
+    }
+  }
+
+  MappingResidency take() { return std::move(out_); }
+
+ private:
+  void record(std::uint64_t address, std::uint64_t size, unsigned node) {
+    if (pages_ != nullptr) pages_->push_back(ResidentPage{address, size, node});
+  }
+
+  MappingResidency out_;
+  std::vector<ResidentPage>* pages_;
+  std::uint64_t unit_;
+  std::uint64_t thp_budget_;
+};
+
+bool nothing_resident(const Mapping& mapping) {
+  return mapping.rss_bytes.has_value() && *mapping.rss_bytes == 0 && mapping.hugetlb_bytes == 0;
+}
+
+}  // namespace
+
+std::uint64_t ResidencyReport::resident_bytes() const {
+  std::uint64_t total = 0;
+  for (const auto& [node, residency] : nodes) total += residency.bytes;
+  return total;
+}
+
+MappingResidency summarize_mapping(const Mapping& mapping, const std::vector<int>& statuses,
+                                   std::vector<ResidentPage>* pages) {
+  Accumulator accumulator(mapping, pages);
+  accumulator.add(mapping.start, statuses.data(), statuses.size());
+  return accumulator.take();
+}
+
+ResidencyReport scan_residency(const SysRoot& root, MemorySyscalls& syscalls, int pid,
+                               const ResidencyOptions& options) {
+  const std::string proc = "/proc/" + std::to_string(pid);
+  std::vector<Mapping> mappings;
+  if (auto smaps = root.read(proc + "/smaps")) {
+    mappings = parse_smaps(*smaps);
+  } else if (auto maps = root.read(proc + "/maps")) {
+    mappings = parse_maps(*maps);
+  } else if (!root.exists(proc)) {
+    throw ResidencyError("no process " + std::to_string(pid), ESRCH);
+  } else {
+    throw ResidencyError("cannot read " + proc + "/maps", EACCES);
+  }
+
+  ResidencyReport report;
+  report.pid = pid;
+  const std::size_t batch = std::max<std::size_t>(options.batch_pages, kPagesPerPmd);
+  std::vector<void*> addresses;
+  std::vector<int> statuses;
+  for (const Mapping& mapping : mappings) {
+    if (skip_mapping(mapping) || nothing_resident(mapping)) continue;
+    const std::uint64_t unit = mapping.hugetlb() ? mapping.kernel_page_size : kBasePageSize;
+    std::uint64_t begin = mapping.start;
+    std::uint64_t end = mapping.end;
+    if (options.range) {
+      begin = std::max(begin, options.range->first);
+      end = std::min(end, options.range->second);
+      if (begin >= end) continue;
+      begin = mapping.start + (begin - mapping.start) / unit * unit;  // whole units
+    }
+    Accumulator accumulator(mapping, options.keep_pages ? &report.pages : nullptr);
+    std::uint64_t address = begin;
+    while (address < end) {
+      // Cut batches at 2 MiB boundaries so a THP never straddles two calls.
+      std::uint64_t limit = address + batch * unit;
+      if (unit == kBasePageSize && limit % kPmdSize != 0 && limit - address > kPmdSize) {
+        limit -= limit % kPmdSize;
+      }
+      limit = std::min(limit, end);
+      std::size_t count = static_cast<std::size_t>((limit - address + unit - 1) / unit);
+      addresses.resize(count);
+      statuses.assign(count, -ENOENT);
+      for (std::size_t i = 0; i < count; ++i) {
+        addresses[i] = reinterpret_cast<void*>(address + i * unit);
+      }
+      errno = 0;
+      long rc = syscalls.move_pages(pid, count, addresses.data(), nullptr, statuses.data(), 0);
+      ++report.syscalls;
+      if (rc < 0) {
+        int err = errno;
+        throw ResidencyError(
+            "move_pages(pid " + std::to_string(pid) + ", query): " + std::strerror(err), err);
+      }
+      report.queried_pages += count;
+      accumulator.add(address, statuses.data(), count);
+      address += count * unit;
+    }
+    MappingResidency summary = accumulator.take();
+    for (const auto& [node, residency] : summary.nodes) {
+      NodeResidency& total = report.nodes[node];
+      total.bytes += residency.bytes;
+      total.pages_4k += residency.pages_4k;
+      total.huge_bytes += residency.huge_bytes;
+    }
+    report.not_resident_bytes += summary.not_resident_bytes;
+    report.mappings.push_back(std::move(summary));
+  }
+  return report;
+}
+
+std::map<unsigned, std::uint64_t> bytes_per_tier(const std::map<unsigned, NodeResidency>& nodes,
+                                                 const Topology& topology,
+                                                 std::vector<std::string>* warnings) {
+  std::map<unsigned, std::uint64_t> out;
+  for (const auto& [id, residency] : nodes) {
+    const Node* node = topology.node(id);
+    if (node == nullptr && warnings != nullptr) {
+      warnings->push_back("node " + std::to_string(id) +
+                          " holds pages but is not in the topology; counted in tier 0");
+    }
+    out[node != nullptr ? node->tier : 0] += residency.bytes;
+  }
+  return out;
+}
+
+}  // namespace tier

@@ -1,0 +1,142 @@
+// /proc/PID/maps and /proc/PID/smaps parsing (pure; fixture-tested).
+#include <charconv>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tier/residency.hpp"
+
+namespace tier {
+
+namespace {
+
+std::string_view next_token(std::string_view& rest) {
+  std::size_t begin = rest.find_first_not_of(" \t");
+  if (begin == std::string_view::npos) {
+    rest = {};
+    return {};
+  }
+  rest.remove_prefix(begin);
+  std::size_t end = rest.find_first_of(" \t");
+  std::string_view token = rest.substr(0, end);
+  rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end);
+  return token;
+}
+
+std::optional<std::uint64_t> parse_number(std::string_view text, int base) {
+  std::uint64_t value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value, base);
+  if (ec != std::errc{} || ptr != text.data() + text.size() || text.empty()) return std::nullopt;
+  return value;
+}
+
+bool is_lower_hex(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+// "start-end perms offset dev inode [path]"
+std::optional<Mapping> parse_maps_line(std::string_view line) {
+  std::string_view rest = line;
+  std::string_view range = next_token(rest);
+  std::size_t dash = range.find('-');
+  if (dash == std::string_view::npos) return std::nullopt;
+  auto start = parse_number(range.substr(0, dash), 16);
+  auto end = parse_number(range.substr(dash + 1), 16);
+  std::string_view perms = next_token(rest);
+  auto offset = parse_number(next_token(rest), 16);
+  std::string_view dev = next_token(rest);
+  auto inode = parse_number(next_token(rest), 10);
+  if (!start || !end || *end < *start || perms.size() != 4 || !offset || dev.empty() || !inode) {
+    return std::nullopt;
+  }
+  Mapping mapping;
+  mapping.start = *start;
+  mapping.end = *end;
+  mapping.perms = std::string(perms);
+  mapping.offset = *offset;
+  mapping.inode = *inode;
+  std::size_t path_begin = rest.find_first_not_of(" \t");
+  if (path_begin != std::string_view::npos) mapping.path = std::string(rest.substr(path_begin));
+  return mapping;
+}
+
+bool looks_like_header(std::string_view line) {
+  std::size_t dash = line.find('-');
+  std::size_t space = line.find(' ');
+  if (dash == std::string_view::npos || dash == 0 || space == std::string_view::npos ||
+      dash > space) {
+    return false;
+  }
+  for (std::size_t i = 0; i < space; ++i) {
+    if (i != dash && !is_lower_hex(line[i])) return false;
+  }
+  return true;
+}
+
+template <typename Fn>
+void for_each_line(std::string_view text, Fn&& fn) {
+  while (!text.empty()) {
+    std::size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    fn(line);
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+}
+
+}  // namespace
+
+std::vector<Mapping> parse_maps(std::string_view text) {
+  std::vector<Mapping> out;
+  for_each_line(text, [&](std::string_view line) {
+    if (auto mapping = parse_maps_line(line)) out.push_back(std::move(*mapping));
+  });
+  return out;
+}
+
+std::vector<Mapping> parse_smaps(std::string_view text) {
+  std::vector<Mapping> out;
+  bool current = false;  // a header line was accepted and fields belong to out.back()
+  for_each_line(text, [&](std::string_view line) {
+    if (looks_like_header(line)) {
+      auto mapping = parse_maps_line(line);
+      current = mapping.has_value();
+      if (current) out.push_back(std::move(*mapping));
+      return;
+    }
+    if (!current) return;
+    std::size_t colon = line.find(':');
+    if (colon == std::string_view::npos) return;
+    std::string_view key = line.substr(0, colon);
+    std::string_view rest = line.substr(colon + 1);
+    auto value = parse_number(next_token(rest), 10);
+    if (!value) return;
+    std::string_view unit = next_token(rest);
+    std::uint64_t bytes = unit == "kB" ? *value * 1024 : *value;
+    Mapping& mapping = out.back();
+    if (key == "KernelPageSize") {
+      mapping.kernel_page_size = bytes;
+    } else if (key == "Rss") {
+      mapping.rss_bytes = bytes;
+    } else if (key == "AnonHugePages") {
+      mapping.anon_huge_bytes = bytes;
+    } else if (key == "FilePmdMapped") {
+      mapping.file_pmd_bytes = bytes;
+    } else if (key == "Shared_Hugetlb" || key == "Private_Hugetlb") {
+      mapping.hugetlb_bytes += bytes;
+    }
+  });
+  return out;
+}
+
+// Kernel-provided special mappings: not the process's memory, not movable, and
+// not counted by /proc/PID/numa_maps either (which tierctl stats is compared to).
+bool skip_mapping(const Mapping& mapping) {
+  return mapping.path == "[vsyscall]" || mapping.path == "[vdso]" ||
+         mapping.path.starts_with("[vvar");
+}
+
+}  // namespace tier

@@ -1,0 +1,31 @@
+#!/bin/sh
+# vmtest-modes: numa
+# vmtest-timeout: 90
+# A process that exits in the middle of a move: tier-touch holds 256 MiB on
+# node 2 and exits 2 s after its start line; tierctl migrate --rate 20 would
+# need ~13 s for the buffer. migrate_exit.check.py wants tierctl to exit
+# cleanly (0 or 1, no signal) and to say the process went away.
+echo 0 >/proc/sys/kernel/numa_balancing
+# tier-touch dies with this shell (PR_SET_PDEATHSIG); stop anything else left.
+trap 'for j in $(jobs -p); do kill $j 2>/dev/null; done' EXIT
+if ! tierctl migrate --help 2>&1 | grep -q -- '--rate'; then
+  echo "tierctl has no 'migrate' command (--pid/--to/--rate): not built yet" >&2
+  exit 127
+fi
+tier-touch --size 256M --node 2 --exit-after-ms 2000 >touch.out 2>touch.err &
+P=$!
+i=0
+until grep -q '"pid"' touch.out 2>/dev/null; do
+  i=$((i + 1)); [ $i -lt 600 ] || { echo "tier-touch did not start" >&2; exit 1; }
+  kill -0 $P 2>/dev/null || { echo "tier-touch died" >&2; cat touch.err >&2; exit 1; }
+  sleep 0.1
+done
+RANGE=$(sed -n '1s/.*"addr":"\([^"]*\)","end":"\([^"]*\)".*/\1-\2/p' touch.out)
+s=$(cut -d' ' -f1 /proc/uptime)
+tierctl migrate --pid $P --to 0 --range "$RANGE" --rate 20 --json >migrate.json 2>migrate.err
+echo $? >migrate.rc
+e=$(cut -d' ' -f1 /proc/uptime)
+wait $P
+echo $? >touch.rc
+echo "$s $e" >migrate.uptime
+echo "tierctl migrate --pid $P --to 0 --range $RANGE --rate 20 --json: exit $(cat migrate.rc), ${s}-${e}s"

@@ -1,0 +1,6 @@
+# Benchmark harnesses (Google Benchmark). Included from workloads/CMakeLists.txt.
+find_package(benchmark REQUIRED)
+
+# Residency scan rate of the benchmark's own pid (docs/benchmarks.md).
+add_executable(residency_bench ${CMAKE_CURRENT_LIST_DIR}/residency_bench.cpp)
+target_link_libraries(residency_bench PRIVATE benchmark::benchmark tier tier_warnings)

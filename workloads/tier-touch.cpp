@@ -1,0 +1,394 @@
+// tier-touch: a ground-truth process for migration tests.
+//
+//   tier-touch --size BYTES --node N [--write-while] [--huge] [--exit-after-ms MS]
+//              [--rebind keep|default|all]
+//
+// mmaps an anonymous buffer, binds it to node N (mbind MPOL_BIND, before the
+// first touch), fills every 4 KiB page with a verifiable pattern, prints
+//   {"pid":..,"addr":"0x..","size":..,"pages":..,"page_size":4096,"node":N,...}
+// on one line of stdout and waits. SIGUSR1 pauses the writer (if any),
+// verifies every page and prints
+//   {"verified":true|false,"bad_pages":N,"checksum":"..","generation_min":..,
+//    "generation_max":..,"writes":..,"nodes":{"0":pages,..}}
+// ("nodes": where the buffer's pages are, asked from inside the process with
+// move_pages(2) without a target: the kernel's ground truth). SIGTERM/SIGINT
+// exit 0; --exit-after-ms exits 0 on its own after MS milliseconds.
+//
+// Page pattern (8-byte words of page i at generation g):
+//   word 0 = kMagic << 32 | g,  word 1 = i,  word j>=2 = mix(i, g, j).
+// A page is good when it is internally consistent and 1 <= g <= the highest
+// generation written so far (exactly 1 without --write-while). With
+// --write-while a writer thread rewrites the pages in passes, pass p at
+// generation p+1; verification pauses it at a page boundary so it never
+// reads a half-written page.
+//
+// Memory policy after the fill (--rebind): MPOL_BIND is a VMA policy; it
+// governs where *new* pages are allocated. move_pages(2) and migrate_pages(2)
+// check the target against the task's cpuset (mems_allowed), not against the
+// VMA policy, so moving pages out of a bound VMA works (measured in the
+// guest, see docs/testing.md). What the policy does change is automatic NUMA
+// balancing: a VMA with a plain MPOL_BIND policy (no MPOL_F_NUMA_BALANCING)
+// is never scanned, so the kernel cannot move the pages behind the test's
+// back. Hence the default `keep`. `default` (mbind MPOL_DEFAULT) and `all`
+// (MPOL_BIND to every online node) are there to test the other cases; none
+// of them passes MPOL_MF_MOVE, so the rebind itself moves nothing.
+#include <numa.h>
+#include <numaif.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+constexpr std::size_t kPage = 4096;
+constexpr std::size_t kWords = kPage / sizeof(std::uint64_t);
+constexpr std::uint64_t kMagic = 0x54494552u;  // "TIER"
+constexpr std::size_t kHuge = 2u << 20;
+
+std::uint64_t mix(std::uint64_t page, std::uint64_t gen, std::uint64_t word) {
+  // splitmix64 finaliser over the three inputs.
+  std::uint64_t z =
+      page * 0x9E3779B97F4A7C15ull ^ gen * 0xC2B2AE3D27D4EB4Full ^ word * 0x165667B19E3779F9ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+void write_page(std::uint64_t* p, std::uint64_t index, std::uint64_t gen) {
+  p[1] = index;
+  for (std::size_t j = 2; j < kWords; ++j) p[j] = mix(index, gen, j);
+  p[0] = kMagic << 32 | gen;
+}
+
+// Generation of a consistent page, or 0 if the page is damaged.
+std::uint64_t check_page(const std::uint64_t* p, std::uint64_t index) {
+  if (p[0] >> 32 != kMagic || p[1] != index) return 0;
+  std::uint64_t gen = p[0] & 0xffffffffu;
+  for (std::size_t j = 2; j < kWords; ++j) {
+    if (p[j] != mix(index, gen, j)) return 0;
+  }
+  return gen;
+}
+
+[[noreturn]] void usage(const char* why) {
+  std::fprintf(stderr,
+               "tier-touch: %s\nusage: tier-touch --size BYTES[K|M|G] --node N [--write-while] "
+               "[--huge] [--exit-after-ms MS] [--rebind keep|default|all]\n",
+               why);
+  std::exit(2);
+}
+
+bool parse_u64(const char* text, std::uint64_t& out, bool suffixes) {
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long v = std::strtoull(text, &end, 0);
+  if (errno != 0 || end == text) return false;
+  std::uint64_t mult = 1;
+  if (suffixes && *end != '\0') {
+    switch (*end) {
+      case 'k':
+      case 'K':
+        mult = 1ull << 10;
+        break;
+      case 'm':
+      case 'M':
+        mult = 1ull << 20;
+        break;
+      case 'g':
+      case 'G':
+        mult = 1ull << 30;
+        break;
+      default:
+        return false;
+    }
+    ++end;
+    if (*end == 'i' || *end == 'B') ++end;
+    if (*end == 'B') ++end;
+  }
+  if (*end != '\0') return false;
+  out = v * mult;
+  return true;
+}
+
+struct Options {
+  std::uint64_t size = 0;
+  int node = -1;
+  bool write_while = false;
+  bool huge = false;
+  std::uint64_t exit_after_ms = 0;
+  std::string rebind = "keep";
+};
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> const char* {
+      if (i + 1 >= argc) usage(("missing value for " + a).c_str());
+      return argv[++i];
+    };
+    std::uint64_t v = 0;
+    if (a == "--size") {
+      if (!parse_u64(value(), o.size, true) || o.size == 0) usage("bad --size");
+    } else if (a == "--node") {
+      if (!parse_u64(value(), v, false) || v > 1023) usage("bad --node");
+      o.node = static_cast<int>(v);
+    } else if (a == "--write-while") {
+      o.write_while = true;
+    } else if (a == "--huge") {
+      o.huge = true;
+    } else if (a == "--exit-after-ms") {
+      if (!parse_u64(value(), o.exit_after_ms, false) || o.exit_after_ms == 0) {
+        usage("bad --exit-after-ms");
+      }
+    } else if (a == "--rebind") {
+      o.rebind = value();
+      if (o.rebind != "keep" && o.rebind != "default" && o.rebind != "all") usage("bad --rebind");
+    } else if (a == "-h" || a == "--help") {
+      usage("help");
+    } else {
+      usage(("unknown argument " + a).c_str());
+    }
+  }
+  if (o.size == 0 || o.node < 0) usage("--size and --node are required");
+  return o;
+}
+
+using NodeMask = std::vector<unsigned long>;
+constexpr std::size_t kMaskBits = 1024;
+
+NodeMask mask_of(int node) {
+  NodeMask m(kMaskBits / (8 * sizeof(unsigned long)), 0);
+  m[static_cast<std::size_t>(node) / (8 * sizeof(unsigned long))] |=
+      1ul << (static_cast<std::size_t>(node) % (8 * sizeof(unsigned long)));
+  return m;
+}
+
+// The writer: passes over the buffer, pass p rewrites every page at
+// generation p + 2 (the fill is generation 1). `paused` is honoured at page
+// boundaries.
+struct Writer {
+  char* base = nullptr;
+  std::size_t pages = 0;
+  std::atomic<bool> stop{false};
+  std::atomic<bool> pause{false};
+  std::atomic<bool> idle{false};
+  std::atomic<std::uint64_t> max_gen{1};
+  std::atomic<std::uint64_t> writes{0};
+
+  void run() {
+    std::uint64_t gen = 1;
+    while (!stop.load()) {
+      ++gen;
+      max_gen.store(gen);
+      for (std::size_t i = 0; i < pages && !stop.load(); ++i) {
+        while (pause.load() && !stop.load()) {
+          idle.store(true);
+          struct timespec ts {
+            0, 1000000
+          };
+          nanosleep(&ts, nullptr);
+        }
+        idle.store(false);
+        write_page(reinterpret_cast<std::uint64_t*>(base + i * kPage), i, gen);
+        writes.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+  }
+};
+
+std::string residency_json(char* base, std::size_t pages) {
+  std::map<int, std::size_t> count;
+  constexpr std::size_t kChunk = 4096;
+  std::vector<void*> addrs(kChunk);
+  std::vector<int> status(kChunk);
+  for (std::size_t i = 0; i < pages; i += kChunk) {
+    std::size_t n = std::min(kChunk, pages - i);
+    for (std::size_t k = 0; k < n; ++k) addrs[k] = base + (i + k) * kPage;
+    if (move_pages(0, n, addrs.data(), nullptr, status.data(), 0) != 0) {
+      count[-1000 - errno] += n;
+      continue;
+    }
+    for (std::size_t k = 0; k < n; ++k) ++count[status[k]];
+  }
+  std::string out = "{";
+  for (const auto& [node, n] : count) {
+    if (out.size() > 1) out += ",";
+    out += "\"" + std::to_string(node) + "\":" + std::to_string(n);
+  }
+  return out + "}";
+}
+
+void verify(char* base, std::size_t pages, Writer* writer) {
+  if (writer != nullptr) {
+    writer->pause.store(true);
+    while (!writer->idle.load()) {
+      struct timespec ts {
+        0, 1000000
+      };
+      nanosleep(&ts, nullptr);
+    }
+  }
+  std::uint64_t max_ok = writer != nullptr ? writer->max_gen.load() : 1;
+  std::size_t bad = 0;
+  std::uint64_t gmin = UINT64_MAX, gmax = 0;
+  std::uint64_t sum = 0xcbf29ce484222325ull;
+  for (std::size_t i = 0; i < pages; ++i) {
+    const auto* p = reinterpret_cast<const std::uint64_t*>(base + i * kPage);
+    std::uint64_t gen = check_page(p, i);
+    if (gen == 0 || gen > max_ok) {
+      if (bad < 5) {
+        std::fprintf(stderr, "tier-touch: bad page %zu: word0 %#" PRIx64 " word1 %#" PRIx64 "\n", i,
+                     p[0], p[1]);
+      }
+      ++bad;
+      continue;
+    }
+    gmin = std::min(gmin, gen);
+    gmax = std::max(gmax, gen);
+    sum = (sum ^ mix(i, gen, 0)) * 0x100000001b3ull;
+  }
+  std::string nodes = residency_json(base, pages);
+  std::printf("{\"verified\":%s,\"bad_pages\":%zu,\"checksum\":\"%016" PRIx64
+              "\",\"generation_min\":%" PRIu64 ",\"generation_max\":%" PRIu64 ",\"writes\":%" PRIu64
+              ",\"nodes\":%s}\n",
+              bad == 0 ? "true" : "false", bad, sum, gmin == UINT64_MAX ? 0 : gmin, gmax,
+              writer != nullptr ? writer->writes.load() : 0, nodes.c_str());
+  std::fflush(stdout);
+  if (writer != nullptr) writer->pause.store(false);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o = parse(argc, argv);
+  // A scenario killed by its time limit must not leave a writer spinning
+  // (or its memory held) for the scenarios after it: die with the parent.
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  std::size_t size = (o.size + kPage - 1) / kPage * kPage;
+  std::size_t pages = size / kPage;
+
+  // Signals are handled synchronously by the main thread (sigtimedwait);
+  // block them before the writer thread starts so it inherits the mask.
+  sigset_t sigs;
+  sigemptyset(&sigs);
+  sigaddset(&sigs, SIGUSR1);
+  sigaddset(&sigs, SIGTERM);
+  sigaddset(&sigs, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+
+  // With --huge, map 2 MiB more and align, so THP can back the buffer.
+  std::size_t map_size = o.huge ? size + kHuge : size;
+  void* m = mmap(nullptr, map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) {
+    std::fprintf(stderr, "tier-touch: mmap %zu bytes: %s\n", map_size, std::strerror(errno));
+    return 1;
+  }
+  char* base = static_cast<char*>(m);
+  if (o.huge) {
+    auto a = reinterpret_cast<std::uintptr_t>(base);
+    base = reinterpret_cast<char*>((a + kHuge - 1) / kHuge * kHuge);
+  }
+  // Without --huge keep THP off: every page is then a 4 KiB page, so page
+  // counts in numa_maps, stats and move results are exact.
+  if (madvise(base, size, o.huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE) != 0) {
+    std::fprintf(stderr, "tier-touch: madvise: %s\n", std::strerror(errno));
+    return 1;
+  }
+  NodeMask mask = mask_of(o.node);
+  if (mbind(base, size, MPOL_BIND, mask.data(), kMaskBits, 0) != 0) {
+    std::fprintf(stderr, "tier-touch: mbind(MPOL_BIND, node %d): %s\n", o.node,
+                 std::strerror(errno));
+    return 1;
+  }
+  for (std::size_t i = 0; i < pages; ++i) {
+    write_page(reinterpret_cast<std::uint64_t*>(base + i * kPage), i, 1);
+  }
+  if (o.rebind == "default") {
+    if (mbind(base, size, MPOL_DEFAULT, nullptr, 0, 0) != 0) {
+      std::fprintf(stderr, "tier-touch: mbind(MPOL_DEFAULT): %s\n", std::strerror(errno));
+      return 1;
+    }
+  } else if (o.rebind == "all") {
+    NodeMask all(kMaskBits / (8 * sizeof(unsigned long)), 0);
+    for (int n = 0; n <= numa_max_node(); ++n) {
+      if (numa_bitmask_isbitset(numa_all_nodes_ptr, static_cast<unsigned>(n))) {
+        all[static_cast<std::size_t>(n) / (8 * sizeof(unsigned long))] |=
+            1ul << (static_cast<std::size_t>(n) % (8 * sizeof(unsigned long)));
+      }
+    }
+    if (mbind(base, size, MPOL_BIND, all.data(), kMaskBits, 0) != 0) {
+      std::fprintf(stderr, "tier-touch: mbind(MPOL_BIND, all nodes): %s\n", std::strerror(errno));
+      return 1;
+    }
+  }
+
+  Writer writer;
+  writer.base = base;
+  writer.pages = pages;
+  std::thread writer_thread;
+  if (o.write_while) writer_thread = std::thread([&writer] { writer.run(); });
+
+  std::printf("{\"pid\":%d,\"addr\":\"%#" PRIxPTR "\",\"end\":\"%#" PRIxPTR
+              "\",\"size\":%zu,\"pages\":%zu,\"page_size\":%zu,\"node\":%d,\"huge\":%s,"
+              "\"write_while\":%s,\"rebind\":\"%s\",\"resident\":%s}\n",
+              getpid(), reinterpret_cast<std::uintptr_t>(base),
+              reinterpret_cast<std::uintptr_t>(base) + size, size, pages, kPage, o.node,
+              o.huge ? "true" : "false", o.write_while ? "true" : "false", o.rebind.c_str(),
+              residency_json(base, pages).c_str());
+  std::fflush(stdout);
+
+  struct timespec deadline {};
+  clock_gettime(CLOCK_MONOTONIC, &deadline);
+  deadline.tv_sec += static_cast<time_t>(o.exit_after_ms / 1000);
+  deadline.tv_nsec += static_cast<long>(o.exit_after_ms % 1000) * 1000000L;
+  if (deadline.tv_nsec >= 1000000000L) {
+    deadline.tv_sec += 1;
+    deadline.tv_nsec -= 1000000000L;
+  }
+  int rc = 0;
+  for (;;) {
+    struct timespec wait {
+      3600, 0
+    };
+    if (o.exit_after_ms != 0) {
+      struct timespec now {};
+      clock_gettime(CLOCK_MONOTONIC, &now);
+      long long left_ns =
+          (deadline.tv_sec - now.tv_sec) * 1000000000LL + (deadline.tv_nsec - now.tv_nsec);
+      if (left_ns <= 0) break;
+      wait.tv_sec = static_cast<time_t>(left_ns / 1000000000LL);
+      wait.tv_nsec = static_cast<long>(left_ns % 1000000000LL);
+    }
+    int sig = sigtimedwait(&sigs, nullptr, &wait);
+    if (sig == SIGUSR1) {
+      verify(base, pages, o.write_while ? &writer : nullptr);
+    } else if (sig == SIGTERM || sig == SIGINT) {
+      break;
+    } else if (sig < 0 && errno != EAGAIN && errno != EINTR) {
+      std::fprintf(stderr, "tier-touch: sigtimedwait: %s\n", std::strerror(errno));
+      rc = 1;
+      break;
+    }
+  }
+  if (o.write_while) {
+    writer.stop.store(true);
+    writer_thread.join();
+  }
+  return rc;
+}
