@@ -89,6 +89,7 @@ struct PairResult {
   std::uint64_t size_bytes = 0;
   int threads = 0;
   bool huge_pages = false;  // every buffer of this pair was backed by THP
+  double on_target = 0;     // fraction of the buffer's pages on `target` (move_pages query)
   std::optional<double> latency_ns;
   std::optional<double> read_mbps, write_mbps, copy_mbps;
   std::vector<LoadedPoint> loaded;

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include "internal.hpp"
 
@@ -78,6 +79,19 @@ bool NodeBuffer::huge_pages() const {
     }
   }
   return false;
+}
+
+double NodeBuffer::fraction_on(unsigned node) const {
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  std::vector<void*> pages;
+  for (std::size_t off = 0; off < size_; off += page) pages.push_back(data_ + off);
+  std::vector<int> status(pages.size(), -1);
+  if (pages.empty() || move_pages(0, pages.size(), pages.data(), nullptr, status.data(), 0) != 0) {
+    return 0;
+  }
+  std::size_t on = 0;
+  for (int s : status) on += s == static_cast<int>(node) ? 1 : 0;
+  return static_cast<double>(on) / static_cast<double>(pages.size());
 }
 
 void pin_to(const CpuList& cpus) {

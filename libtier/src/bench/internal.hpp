@@ -26,6 +26,9 @@ class NodeBuffer {
   void touch();
   /// True when /proc/self/smaps shows AnonHugePages in this mapping.
   bool huge_pages() const;
+  /// Fraction of the buffer's pages the kernel says are on `node`: proof
+  /// that the binding held, asked with move_pages(0, n, pages, NULL, status).
+  double fraction_on(unsigned node) const;
 
  private:
   void* map_ = nullptr;

@@ -178,6 +178,8 @@ boost::json::value to_json(const BenchReport& report, const Topology& topology) 
       figure_matrix(report, [](const PairResult& p) { return static_cast<double>(p.threads); }));
   per_pair["huge_pages"] =
       to_json(figure_matrix(report, [](const PairResult& p) { return p.huge_pages ? 1.0 : 0.0; }));
+  per_pair["on_target"] =
+      to_json(figure_matrix(report, [](const PairResult& p) { return p.on_target; }));
   doc["per_pair"] = std::move(per_pair);
 
   boost::json::array loaded;

@@ -130,6 +130,7 @@ PairResult run_pair(const Node& initiator, const Node& target, const BenchConfig
     build_chase(buffer, 0x7469657262656e63ull ^ target.id);
   }).join();
   result.huge_pages = buffer.huge_pages();
+  result.on_target = buffer.fraction_on(target.id);
   const std::size_t lines = buffer.size() / kLineBytes;
 
   if (config.latency) {
