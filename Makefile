@@ -6,7 +6,7 @@ ASAN_BUILD ?= $(BUILD)/asan
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps build run test unit asan vmtest format format-check clean help
+.PHONY: all deps build run test unit asan vmtest format format-check tidy clean help
 
 all: build
 
@@ -19,6 +19,7 @@ help:
 	@echo "make vmtest        QEMU emulated CXL/NUMA machine scenarios only"
 	@echo "make format        clang-format every source file in place"
 	@echo "make format-check  fail if any source file is not clang-formatted"
+	@echo "make tidy          clang-tidy with the committed .clang-tidy (slow; not in make test)"
 
 deps:
 	@scripts/install-deps.sh
@@ -50,6 +51,9 @@ format:
 
 format-check:
 	@scripts/format.sh --check
+
+tidy: build
+	@scripts/tidy.sh
 
 clean:
 	rm -rf $(BUILD)

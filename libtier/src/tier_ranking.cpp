@@ -56,6 +56,7 @@ template <typename Key>
 std::map<unsigned, unsigned> dense_rank(const std::map<unsigned, Key>& keys,
                                         const std::function<bool(Key, Key)>& same_band) {
   std::vector<Key> sorted;
+  sorted.reserve(keys.size());
   for (const auto& [node, key] : keys) sorted.push_back(key);
   std::sort(sorted.begin(), sorted.end());
   std::vector<Key> band_starts;
