@@ -218,3 +218,67 @@ TEST(LiveResidency, WholeProcessAllOnNodeZero) {
 
 }  // namespace
 }  // namespace tier
+
+namespace tier {
+namespace {
+
+TEST(ResidencySparse, ParsesNumaMaps) {
+  auto entries = parse_numa_maps(
+      "00400000 default file=/bin/x mapped=3 N0=2 N1=1 kernelpagesize_kB=4\n"
+      "7f0000000000 bind:2 anon=4 dirty=4 N2=4 kernelpagesize_kB=2048\n"
+      "7fff00000000 default\n"
+      "garbage line\n");
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries.at(0x400000).pages, (std::map<unsigned, std::uint64_t>{{0, 2}, {1, 1}}));
+  EXPECT_EQ(entries.at(0x400000).page_size, 4096u);
+  EXPECT_EQ(entries.at(0x7f0000000000).page_size, 2u << 20);
+  EXPECT_TRUE(entries.at(0x7fff00000000).pages.empty());
+}
+
+TEST(ResidencySparse, SparseMeansHugeAddressSpaceLittleResident) {
+  Mapping shadow;
+  shadow.start = 0x10000000000;
+  shadow.end = shadow.start + (16ull << 40);  // 16 TiB, like ASan's shadow
+  shadow.rss_bytes = 8 << 20;
+  EXPECT_TRUE(sparse_mapping(shadow));
+  Mapping dense = shadow;
+  dense.end = dense.start + (2ull << 30);
+  dense.rss_bytes = 1ull << 30;
+  EXPECT_FALSE(sparse_mapping(dense));
+  Mapping small = shadow;
+  small.end = small.start + (512ull << 20);  // under 1 GiB: always scanned
+  small.rss_bytes = 4096;
+  EXPECT_FALSE(sparse_mapping(small));
+}
+
+}  // namespace
+}  // namespace tier
+
+namespace tier {
+namespace {
+
+TEST(ResidencySparse, LiveSparseMappingCostsItsResidentPagesOnly) {
+  constexpr std::size_t kReserved = 8ull << 30;  // 8 GiB of address space
+  void* map = mmap(nullptr, kReserved, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  ASSERT_NE(map, MAP_FAILED);
+  static_cast<char*>(map)[0] = 1;
+  static_cast<char*>(map)[kReserved / 2] = 1;
+  auto report = scan_residency(SysRoot("/"), real_memory_syscalls(), getpid());
+  munmap(map, kReserved);
+  // Page by page this would have been 2M move_pages entries.
+  EXPECT_LT(report.queried_pages, kReserved / kBasePageSize / 4);
+  bool named = false;
+  for (const auto& w : report.warnings) named = named || w.find("sparse mapping") == 0;
+  EXPECT_TRUE(named);
+  const MappingResidency* sparse = nullptr;
+  for (const auto& m : report.mappings) {
+    if (m.mapping.start == reinterpret_cast<std::uint64_t>(map)) sparse = &m;
+  }
+  ASSERT_NE(sparse, nullptr);
+  ASSERT_EQ(sparse->nodes.count(0), 1u);
+  EXPECT_EQ(sparse->nodes.at(0).bytes, 2 * kBasePageSize);  // exactly the two touched pages
+}
+
+}  // namespace
+}  // namespace tier

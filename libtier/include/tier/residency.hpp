@@ -61,6 +61,20 @@ std::vector<Mapping> parse_smaps(std::string_view text);
 /// True for mappings residency never queries: [vsyscall], [vdso], [vvar*].
 bool skip_mapping(const Mapping& mapping);
 
+/// Per-node page counts of one mapping from /proc/PID/numa_maps.
+struct NumaMapsEntry {
+  std::map<unsigned, std::uint64_t> pages;  // node → pages of page_size
+  std::uint64_t page_size = kBasePageSize;
+};
+/// Parses /proc/PID/numa_maps text, keyed by mapping start address.
+std::map<std::uint64_t, NumaMapsEntry> parse_numa_maps(std::string_view text);
+
+/// A mapping whose address space dwarfs what is resident (sanitizer shadow,
+/// a JVM's reserved heap): querying every page would cost its virtual size.
+/// Such mappings are summarised from numa_maps (the kernel walks only the
+/// populated page tables), unless a range narrows the scan.
+bool sparse_mapping(const Mapping& mapping);
+
 /// Residency on one node.
 struct NodeResidency {
   std::uint64_t bytes = 0;       // everything on the node = pages_4k * 4096 + huge_bytes

@@ -1,7 +1,10 @@
 // Residency scan: /proc/PID/smaps ranges → batched move_pages(NULL) queries.
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,6 +79,40 @@ class Accumulator {
   std::uint64_t thp_budget_;
 };
 
+// A sparse mapping's per-node counts as the kernel's numa_maps walk found
+// them; its pages are not listed one by one (migrate says so).
+MappingResidency summarize_from_numa_maps(const Mapping& mapping,
+                                          const std::map<std::uint64_t, NumaMapsEntry>& numa_maps,
+                                          ResidencyReport& report) {
+  MappingResidency out;
+  out.mapping = mapping;
+  auto it = numa_maps.find(mapping.start);
+  if (it == numa_maps.end()) return out;  // gone between the two reads
+  for (const auto& [node, pages] : it->second.pages) {
+    const std::uint64_t bytes = pages * it->second.page_size;
+    NodeResidency& on_node = out.nodes[node];
+    on_node.bytes += bytes;
+    if (it->second.page_size > kBasePageSize) {
+      on_node.huge_bytes += bytes;
+    } else {
+      on_node.pages_4k += pages;
+    }
+    NodeResidency& total = report.nodes[node];
+    total.bytes += bytes;
+    total.pages_4k += on_node.pages_4k;
+    total.huge_bytes += on_node.huge_bytes;
+  }
+  char range[64];
+  std::snprintf(range, sizeof range, "%llx-%llx", static_cast<unsigned long long>(mapping.start),
+                static_cast<unsigned long long>(mapping.end));
+  report.warnings.push_back(std::string("sparse mapping ") + range + " (" +
+                            std::to_string(mapping.size() >> 30) + " GiB of address space, " +
+                            std::to_string(mapping.rss_bytes.value_or(0) >> 20) +
+                            " MiB resident) counted from numa_maps, not page by page; give a "
+                            "--range inside it to list or move its pages");
+  return out;
+}
+
 bool nothing_resident(const Mapping& mapping) {
   return mapping.rss_bytes.has_value() && *mapping.rss_bytes == 0 && mapping.hugetlb_bytes == 0;
 }
@@ -114,8 +151,14 @@ ResidencyReport scan_residency(const SysRoot& root, MemorySyscalls& syscalls, in
   const std::size_t batch = std::max<std::size_t>(options.batch_pages, kPagesPerPmd);
   std::vector<void*> addresses;
   std::vector<int> statuses;
+  std::optional<std::map<std::uint64_t, NumaMapsEntry>> numa_maps;  // read when first needed
   for (const Mapping& mapping : mappings) {
     if (skip_mapping(mapping) || nothing_resident(mapping)) continue;
+    if (!options.range && sparse_mapping(mapping)) {
+      if (!numa_maps) numa_maps = parse_numa_maps(root.read(proc + "/numa_maps").value_or(""));
+      report.mappings.push_back(summarize_from_numa_maps(mapping, *numa_maps, report));
+      continue;
+    }
     const std::uint64_t unit = mapping.hugetlb() ? mapping.kernel_page_size : kBasePageSize;
     std::uint64_t begin = mapping.start;
     std::uint64_t end = mapping.end;

@@ -6,6 +6,9 @@
 #include <string_view>
 #include <vector>
 
+#include <algorithm>
+#include <map>
+#include <sstream>
 #include "tier/residency.hpp"
 
 namespace tier {
@@ -137,6 +140,45 @@ std::vector<Mapping> parse_smaps(std::string_view text) {
 bool skip_mapping(const Mapping& mapping) {
   return mapping.path == "[vsyscall]" || mapping.path == "[vdso]" ||
          mapping.path.starts_with("[vvar");
+}
+
+std::map<std::uint64_t, NumaMapsEntry> parse_numa_maps(std::string_view text) {
+  std::map<std::uint64_t, NumaMapsEntry> entries;
+  std::istringstream lines{std::string(text)};
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream words(line);
+    std::string word;
+    if (!(words >> word)) continue;
+    std::uint64_t start = 0;
+    auto [ptr, ec] = std::from_chars(word.data(), word.data() + word.size(), start, 16);
+    if (ec != std::errc() || ptr != word.data() + word.size()) continue;
+    NumaMapsEntry entry;
+    while (words >> word) {
+      // "N2=8192" and "kernelpagesize_kB=4"; everything else is not counted.
+      auto eq = word.find('=');
+      if (eq == std::string::npos) continue;
+      std::uint64_t value = 0;
+      auto [vptr, vec] = std::from_chars(word.data() + eq + 1, word.data() + word.size(), value);
+      if (vec != std::errc() || vptr != word.data() + word.size()) continue;
+      if (word.size() > 1 && word[0] == 'N' && eq > 1) {
+        unsigned node = 0;
+        auto [nptr, nec] = std::from_chars(word.data() + 1, word.data() + eq, node);
+        if (nec == std::errc() && nptr == word.data() + eq) entry.pages[node] = value;
+      } else if (word.compare(0, eq, "kernelpagesize_kB") == 0) {
+        entry.page_size = value * 1024;
+      }
+    }
+    entries[start] = std::move(entry);
+  }
+  return entries;
+}
+
+bool sparse_mapping(const Mapping& mapping) {
+  constexpr std::uint64_t kMinSparseBytes = 1ull << 30;  // 1 GiB of address space
+  constexpr std::uint64_t kSparseRatio = 64;             // at most 1/64 of it resident
+  if (!mapping.rss_bytes || mapping.size() < kMinSparseBytes) return false;
+  return std::max<std::uint64_t>(*mapping.rss_bytes, kBasePageSize) * kSparseRatio < mapping.size();
 }
 
 }  // namespace tier
