@@ -75,6 +75,7 @@ build_initramfs() {
 
   install -m 0755 "$VM_DIR/guest/init" "$root/init"
   install -m 0755 "$VM_DIR/guest/facts.sh" "$root/vm/facts.sh"
+  install -m 0644 "$VM_DIR/guest/touch.sh" "$root/vm/touch.sh"
   if [[ -f $VM_DIR/modes/$mode.setup.sh ]]; then
     install -m 0755 "$VM_DIR/modes/$mode.setup.sh" "$root/vm/setup.sh"
   else

@@ -15,34 +15,15 @@ if ! tierctl migrate --help 2>&1 | grep -q -- '--to'; then
   echo "tierctl has no 'migrate' command (--pid/--to): not built yet" >&2
   exit 127
 fi
-start_touch() {  # ARGS...: start tier-touch, wait for its JSON line; sets P, RANGE
-  tier-touch "$@" >touch.out 2>touch.err &
-  P=$!
-  i=0
-  until grep -q '"pid"' touch.out 2>/dev/null; do
-    i=$((i + 1)); [ $i -lt 600 ] || { echo "tier-touch did not start" >&2; cat touch.err >&2; exit 1; }
-    kill -0 $P 2>/dev/null || { echo "tier-touch died" >&2; cat touch.err >&2; exit 1; }
-    sleep 0.1
-  done
-  RANGE=$(sed -n '1s/.*"addr":"\([^"]*\)","end":"\([^"]*\)".*/\1-\2/p' touch.out)
-}
-verify() {  # ask tier-touch to verify; its answer is the last line of touch.out
-  n=$(grep -c verified touch.out)
-  kill -USR1 $P
-  i=0
-  until [ "$(grep -c verified touch.out)" -gt "$n" ]; do
-    i=$((i + 1)); [ $i -lt 600 ] || { echo "tier-touch did not verify" >&2; exit 1; }
-    sleep 0.1
-  done
-}
-start_touch --size 64M --node 2
+. /vm/touch.sh
+start_touch touch --size 64M --node 2
 cp /proc/$P/numa_maps numa_maps.before
 tierctl migrate --pid $P --to 0 --range "$RANGE" --json >migrate.json 2>migrate.err
 echo $? >migrate.rc
 tierctl stats --pid $P --json >stats.json 2>stats.err
 echo $? >stats.rc
 cp /proc/$P/numa_maps numa_maps.after
-verify
+verify_touch touch
 kill -TERM $P
 wait $P
 echo $? >touch.rc

@@ -12,15 +12,8 @@ if ! tierctl migrate --help 2>&1 | grep -q -- '--rate'; then
   echo "tierctl has no 'migrate' command (--pid/--to/--rate): not built yet" >&2
   exit 127
 fi
-tier-touch --size 256M --node 2 --exit-after-ms 2000 >touch.out 2>touch.err &
-P=$!
-i=0
-until grep -q '"pid"' touch.out 2>/dev/null; do
-  i=$((i + 1)); [ $i -lt 600 ] || { echo "tier-touch did not start" >&2; exit 1; }
-  kill -0 $P 2>/dev/null || { echo "tier-touch died" >&2; cat touch.err >&2; exit 1; }
-  sleep 0.1
-done
-RANGE=$(sed -n '1s/.*"addr":"\([^"]*\)","end":"\([^"]*\)".*/\1-\2/p' touch.out)
+. /vm/touch.sh
+start_touch touch --size 256M --node 2 --exit-after-ms 2000
 s=$(cut -d' ' -f1 /proc/uptime)
 tierctl migrate --pid $P --to 0 --range "$RANGE" --rate 20 --json >migrate.json 2>migrate.err
 echo $? >migrate.rc

@@ -19,56 +19,35 @@ if ! tierctl migrate --help 2>&1 | grep -q -- '--rate'; then
   echo "tierctl has no 'migrate' command (--pid/--to/--rate): not built yet" >&2
   exit 127
 fi
-start_touch() {  # TAG ARGS...: sets P, RANGE
-  tag=$1; shift
-  tier-touch "$@" >"touch-$tag.out" 2>"touch-$tag.err" &
-  P=$!
-  i=0
-  until grep -q '"pid"' "touch-$tag.out" 2>/dev/null; do
-    i=$((i + 1)); [ $i -lt 600 ] || { echo "tier-touch $tag did not start" >&2; exit 1; }
-    kill -0 $P 2>/dev/null || { echo "tier-touch $tag died" >&2; cat "touch-$tag.err" >&2; exit 1; }
-    sleep 0.1
-  done
-  RANGE=$(sed -n '1s/.*"addr":"\([^"]*\)","end":"\([^"]*\)".*/\1-\2/p' "touch-$tag.out")
-}
-finish_touch() {  # TAG: verify, record where the buffer is, stop
-  kill -USR1 $P
-  i=0
-  until grep -q verified "touch-$1.out"; do
-    i=$((i + 1)); [ $i -lt 600 ] || { echo "tier-touch $1 did not verify" >&2; exit 1; }
-    sleep 0.1
-  done
-  kill -TERM $P
-  wait $P
-}
+. /vm/touch.sh
 up() { cut -d' ' -f1 /proc/uptime; }
 
 # Five interleaved rounds: under TCG on a shared host one run can be 2x off;
 # the check compares medians, so one disturbed run cannot decide the verdict.
 for r in 1 2 3 4 5; do
-  start_touch pagemover-$r --size 64M --node 2
+  start_touch touch-pagemover-$r --size 64M --node 2
   s=$(up)
   tierctl migrate --pid $P --to 0 --range "$RANGE" --json >pagemover-$r.json 2>pagemover-$r.err
   echo $? >pagemover-$r.rc
   echo "$s $(up)" >pagemover-$r.uptime
-  finish_touch pagemover-$r
-  start_touch migrate_pages-$r --size 64M --node 2
+  finish_touch touch-pagemover-$r
+  start_touch touch-migrate_pages-$r --size 64M --node 2
   grep -o ' N2=[0-9]*' /proc/$P/numa_maps >migrate_pages-$r.n2_before
   tier-kernel-migrate --pid $P --from 2 --to 0 >migrate_pages-$r.json 2>migrate_pages-$r.err
   echo $? >migrate_pages-$r.rc
-  finish_touch migrate_pages-$r
+  finish_touch touch-migrate_pages-$r
 done
-start_touch naive --size 16M --node 2
+start_touch touch-naive --size 16M --node 2
 s=$(up)
 tier-naive-move --pid $P --to 0 --range "$RANGE" >naive.json 2>naive.err
 echo $? >naive.rc
 echo "$s $(up)" >naive.uptime
-finish_touch naive
+finish_touch touch-naive
 
-start_touch rate --size 64M --node 2
+start_touch touch-rate --size 64M --node 2
 s=$(up)
 tierctl migrate --pid $P --to 0 --range "$RANGE" --rate 20 --json >rate.json 2>rate.err
 echo $? >rate.rc
 echo "$s $(up)" >rate.uptime
-finish_touch rate
+finish_touch touch-rate
 for f in pagemover-1 migrate_pages-1 pagemover-2 migrate_pages-2 pagemover-3 migrate_pages-3 pagemover-4 migrate_pages-4 pagemover-5 migrate_pages-5 naive rate; do echo "$f: exit $(cat $f.rc) uptime $(cat $f.uptime)"; done

@@ -13,17 +13,7 @@ if ! tierctl stats --help 2>&1 | grep -q -- '--pid'; then
   echo "tierctl has no 'stats' command (--pid): not built yet" >&2
   exit 127
 fi
-start_touch() {  # TAG ARGS...: start tier-touch, wait for its start line; sets P
-  tag=$1; shift
-  tier-touch "$@" >"touch-$tag.out" 2>"touch-$tag.err" &
-  P=$!
-  i=0
-  until grep -q '"pid"' "touch-$tag.out" 2>/dev/null; do
-    i=$((i + 1)); [ $i -lt 600 ] || { echo "tier-touch $tag did not start" >&2; exit 1; }
-    kill -0 $P 2>/dev/null || { echo "tier-touch $tag died" >&2; cat "touch-$tag.err" >&2; exit 1; }
-    sleep 0.1
-  done
-}
+. /vm/touch.sh
 snapshot() {  # TAG PID
   tierctl stats --pid "$2" --json >"stats-$1.json" 2>"stats-$1.err"
   echo $? >"stats-$1.rc"
@@ -31,9 +21,9 @@ snapshot() {  # TAG PID
   cat "/proc/$2/smaps_rollup" >"smaps_rollup-$1.txt"
   tierctl stats --pid "$2" --json >"stats2-$1.json" 2>/dev/null
 }
-start_touch small --size 32M --node 2
+start_touch touch-small --size 32M --node 2
 P1=$P
-start_touch huge --size 16M --node 3 --huge
+start_touch touch-huge --size 16M --node 3 --huge
 P2=$P
 snapshot small $P1
 snapshot huge $P2

@@ -1,0 +1,38 @@
+# Helpers for scenarios that run tier-touch (workloads/tier-touch.cpp), the
+# process with a verifiable buffer. Sourced by scenarios: `. /vm/touch.sh`.
+# OUT names the files: OUT.out (tier-touch's JSON lines), OUT.err.
+# shellcheck shell=sh disable=SC2034  # P and RANGE are for the sourcing scenario
+
+# start_touch OUT ARGS...: start tier-touch, wait for its start line.
+# Sets P (its pid) and RANGE (its buffer as START-END for --range).
+start_touch() {
+  out=$1; shift
+  tier-touch "$@" >"$out.out" 2>"$out.err" &
+  P=$!
+  i=0
+  until grep -q '"pid"' "$out.out" 2>/dev/null; do
+    i=$((i + 1)); [ $i -lt 600 ] || { echo "tier-touch $out did not start" >&2; cat "$out.err" >&2; exit 1; }
+    kill -0 "$P" 2>/dev/null || { echo "tier-touch $out died" >&2; cat "$out.err" >&2; exit 1; }
+    sleep 0.1
+  done
+  RANGE=$(sed -n '1s/.*"addr":"\([^"]*\)","end":"\([^"]*\)".*/\1-\2/p' "$out.out")
+}
+
+# verify_touch OUT: ask tier-touch (pid P) to verify its data; waits for the
+# new "verified" line it appends to OUT.out.
+verify_touch() {
+  n=$(grep -c verified "$1.out")
+  kill -USR1 "$P"
+  i=0
+  until [ "$(grep -c verified "$1.out")" -gt "$n" ]; do
+    i=$((i + 1)); [ $i -lt 600 ] || { echo "tier-touch $1 did not verify" >&2; exit 1; }
+    sleep 0.1
+  done
+}
+
+# finish_touch OUT: verify, then stop tier-touch.
+finish_touch() {
+  verify_touch "$1"
+  kill -TERM "$P"
+  wait "$P"
+}
