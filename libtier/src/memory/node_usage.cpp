@@ -1,5 +1,6 @@
 // Node memory use, /proc/vmstat tiering counters, cgroup v2 memory.numa_stat.
 #include "tier/node_usage.hpp"
+#include "../text_scan.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -9,25 +10,9 @@ namespace tier {
 
 namespace {
 
-std::string_view next_token(std::string_view& rest) {
-  std::size_t begin = rest.find_first_not_of(" \t");
-  if (begin == std::string_view::npos) {
-    rest = {};
-    return {};
-  }
-  rest.remove_prefix(begin);
-  std::size_t end = rest.find_first_of(" \t");
-  std::string_view token = rest.substr(0, end);
-  rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end);
-  return token;
-}
+using text::next_token;
 
-std::optional<std::uint64_t> parse_u64(std::string_view text) {
-  std::uint64_t value = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc{} || ptr != text.data() + text.size()) return std::nullopt;
-  return value;
-}
+using text::parse_u64;
 
 template <typename Fn>
 void for_each_line(std::string_view text, Fn&& fn) {

@@ -9,31 +9,16 @@
 #include <algorithm>
 #include <map>
 #include <sstream>
+#include "../text_scan.hpp"
 #include "tier/residency.hpp"
 
 namespace tier {
 
 namespace {
 
-std::string_view next_token(std::string_view& rest) {
-  std::size_t begin = rest.find_first_not_of(" \t");
-  if (begin == std::string_view::npos) {
-    rest = {};
-    return {};
-  }
-  rest.remove_prefix(begin);
-  std::size_t end = rest.find_first_of(" \t");
-  std::string_view token = rest.substr(0, end);
-  rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end);
-  return token;
-}
+using text::next_token;
 
-std::optional<std::uint64_t> parse_number(std::string_view text, int base) {
-  std::uint64_t value = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value, base);
-  if (ec != std::errc{} || ptr != text.data() + text.size() || text.empty()) return std::nullopt;
-  return value;
-}
+using text::parse_u64;
 
 bool is_lower_hex(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
@@ -45,12 +30,12 @@ std::optional<Mapping> parse_maps_line(std::string_view line) {
   std::string_view range = next_token(rest);
   std::size_t dash = range.find('-');
   if (dash == std::string_view::npos) return std::nullopt;
-  auto start = parse_number(range.substr(0, dash), 16);
-  auto end = parse_number(range.substr(dash + 1), 16);
+  auto start = parse_u64(range.substr(0, dash), 16);
+  auto end = parse_u64(range.substr(dash + 1), 16);
   std::string_view perms = next_token(rest);
-  auto offset = parse_number(next_token(rest), 16);
+  auto offset = parse_u64(next_token(rest), 16);
   std::string_view dev = next_token(rest);
-  auto inode = parse_number(next_token(rest), 10);
+  auto inode = parse_u64(next_token(rest), 10);
   if (!start || !end || *end < *start || perms.size() != 4 || !offset || dev.empty() || !inode) {
     return std::nullopt;
   }
@@ -115,7 +100,7 @@ std::vector<Mapping> parse_smaps(std::string_view text) {
     if (colon == std::string_view::npos) return;
     std::string_view key = line.substr(0, colon);
     std::string_view rest = line.substr(colon + 1);
-    auto value = parse_number(next_token(rest), 10);
+    auto value = parse_u64(next_token(rest), 10);
     if (!value) return;
     std::string_view unit = next_token(rest);
     std::uint64_t bytes = unit == "kB" ? *value * 1024 : *value;
