@@ -7,6 +7,7 @@
 
 #include <boost/json.hpp>
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -49,37 +50,21 @@ class DaemonSocket : public ::testing::Test {
  protected:
   void SetUp() override {
     socket_ = dir_.path() / "tierd.sock";
-    std::vector<std::string> args{kBin + "/tierd", "--foreground", "--socket", socket_.string()};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    ASSERT_EQ(posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ), 0);
-    posix_spawn_file_actions_destroy(&actions);
+    daemon_.emplace(
+        std::vector<std::string>{kBin + "/tierd", "--foreground", "--socket", socket_.string()});
     for (int i = 0; i < 200 && !fs::exists(socket_); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(25));
     }
     ASSERT_TRUE(fs::exists(socket_)) << "tierd did not create " << socket_;
   }
-  void TearDown() override {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-  }
   int stop_daemon() {
-    ::kill(pid_, SIGTERM);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-    pid_ = -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    daemon_->signal(SIGTERM);
+    return daemon_->wait().exit_code;
   }
 
   TempDir dir_{"tier-daemon"};
   fs::path socket_;
-  pid_t pid_ = -1;
+  std::optional<Process> daemon_;  // killed and reaped by its destructor
 };
 
 TEST_F(DaemonSocket, ServesTheSameTopologyTierctlReadsLocally) {

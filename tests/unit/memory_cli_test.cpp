@@ -4,6 +4,10 @@
 
 #include <boost/json.hpp>
 
+#include <chrono>
+#include <csignal>
+#include <sstream>
+#include <thread>
 #include "test_support.hpp"
 
 namespace tier {
@@ -36,6 +40,28 @@ TEST(StatsCli, PidJsonKeys) {
     tier_total += entry.as_object().at("bytes").to_number<std::uint64_t>();
   }
   EXPECT_EQ(total, tier_total);
+}
+
+TEST(StatsCli, WatchEndsCleanlyOnSigint) {
+  test::Process watch({kTierctl, "stats", "--watch", "0.2", "--interval", "0.05", "--json"});
+  // Wait for the first refresh, then interrupt as a user's Ctrl-C would.
+  for (int i = 0; i < 200 && watch.out_so_far().empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  watch.signal(SIGINT);
+  auto result = watch.wait();
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  ASSERT_FALSE(result.out.empty());
+  // Every refresh is one whole JSON document on its own line.
+  std::istringstream lines(result.out);
+  std::string line;
+  int documents = 0;
+  while (std::getline(lines, line)) {
+    if (line.empty()) continue;
+    EXPECT_NO_THROW(boost::json::parse(line)) << line;
+    ++documents;
+  }
+  EXPECT_GE(documents, 1);
 }
 
 TEST(StatsCli, SystemJson) {

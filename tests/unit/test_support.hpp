@@ -11,6 +11,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -94,38 +95,63 @@ struct CommandResult {
   std::string err;
 };
 
-/// Runs argv[0] (looked up in $PATH) with argv, no shell involved, and
-/// captures stdout/stderr through files (no pipe deadlock on large output).
-inline CommandResult run_command(const std::vector<std::string>& argv) {
-  TempDir io("tier-cmd");
-  const std::string out_path = (io.path() / "stdout").string();
-  const std::string err_path = (io.path() / "stderr").string();
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  std::vector<char*> args;
-  for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-  args.push_back(nullptr);
-
-  pid_t pid = 0;
-  int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) throw std::runtime_error("cannot run " + argv[0] + ": " + std::strerror(rc));
-
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) throw std::runtime_error("waitpid: " + std::string(std::strerror(errno)));
+/// A program started in the background (argv[0] looked up in $PATH, no
+/// shell), stdout/stderr captured through files (no pipe deadlock on large
+/// output). wait() reaps it; the destructor kills and reaps one still running.
+class Process {
+ public:
+  explicit Process(const std::vector<std::string>& argv) : io_("tier-cmd") {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path().c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path().c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    std::vector<char*> args;
+    for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+    args.push_back(nullptr);
+    int rc = posix_spawnp(&pid_, args[0], &actions, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) throw std::runtime_error("cannot run " + argv[0] + ": " + std::strerror(rc));
   }
-  CommandResult result;
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  result.out = read_text_file(out_path);
-  result.err = read_text_file(err_path);
-  return result;
+  ~Process() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+
+  pid_t pid() const { return pid_; }
+  void signal(int signo) const { ::kill(pid_, signo); }
+  /// Current stdout so far (the program may still be writing).
+  std::string out_so_far() const { return read_text_file(out_path()); }
+
+  CommandResult wait() {
+    int status = 0;
+    while (waitpid(pid_, &status, 0) < 0) {
+      if (errno != EINTR) throw std::runtime_error("waitpid: " + std::string(std::strerror(errno)));
+    }
+    pid_ = -1;
+    CommandResult result;
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    result.out = read_text_file(out_path());
+    result.err = read_text_file(err_path());
+    return result;
+  }
+
+ private:
+  std::string out_path() const { return (io_.path() / "stdout").string(); }
+  std::string err_path() const { return (io_.path() / "stderr").string(); }
+  TempDir io_;
+  pid_t pid_ = -1;
+};
+
+/// Runs a program to completion (see Process).
+inline CommandResult run_command(const std::vector<std::string>& argv) {
+  return Process(argv).wait();
 }
 
 /// Unpacks a .tar.bz2 into `dest`; throws with tar's message on failure.
