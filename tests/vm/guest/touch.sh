@@ -36,3 +36,26 @@ finish_touch() {
   kill -TERM "$P"
   wait "$P"
 }
+
+# migrate_touch SETTLE_SECONDS TOUCH_ARGS...: the body of the migrate
+# scenarios. A tier-touch buffer (first touch per TOUCH_ARGS) is moved to
+# node 0 by `tierctl migrate --range`, with the kernel's numa_maps before and
+# after, `tierctl stats` after, and tier-touch's own verification; files for
+# migrate.check.py: migrate.json/.rc, stats.json/.rc, numa_maps.before/.after,
+# touch.out/.rc.
+migrate_touch() {
+  settle=$1; shift
+  start_touch touch "$@"
+  sleep "$settle"
+  cp "/proc/$P/numa_maps" numa_maps.before
+  tierctl migrate --pid "$P" --to 0 --range "$RANGE" --json >migrate.json 2>migrate.err
+  echo $? >migrate.rc
+  tierctl stats --pid "$P" --json >stats.json 2>stats.err
+  echo $? >stats.rc
+  cp "/proc/$P/numa_maps" numa_maps.after
+  verify_touch touch
+  kill -TERM "$P"
+  wait "$P"
+  echo $? >touch.rc
+  echo "tierctl migrate --pid $P --to 0 --range $RANGE --json: exit $(cat migrate.rc)"
+}

@@ -15,16 +15,4 @@ if ! tierctl migrate --help 2>&1 | grep -q -- '--to'; then
   exit 127
 fi
 . /vm/touch.sh
-start_touch touch --size 64M --node 2 --write-while
-sleep 1  # let the writer run a while first
-cp /proc/$P/numa_maps numa_maps.before
-tierctl migrate --pid $P --to 0 --range "$RANGE" --json >migrate.json 2>migrate.err
-echo $? >migrate.rc
-tierctl stats --pid $P --json >stats.json 2>stats.err
-echo $? >stats.rc
-cp /proc/$P/numa_maps numa_maps.after
-verify_touch touch
-kill -TERM $P
-wait $P
-echo $? >touch.rc
-echo "tierctl migrate --pid $P --to 0 --range $RANGE --json: exit $(cat migrate.rc)"
+migrate_touch 1 --size 64M --node 2 --write-while  # 1 s: let the writer run first
