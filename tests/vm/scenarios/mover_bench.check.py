@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """mover_bench: PageMover (tierctl migrate) vs the kernel's migrate_pages(2)
 (one call, as numactl's migratepages makes), each moving a 64 MiB tier-touch buffer from node 2
-to node 0 in the same guest, five interleaved rounds compared by median;
+to node 0 in the same guest, seven interleaved rounds, each side's fastest round compared;
 vs one move_pages(2) call per page (16 MiB); plus a --rate 20 run on
 another 64 MiB buffer.
 
@@ -58,12 +58,20 @@ def uptime(name):
 
 res = {"buffer_bytes": None, "unit": "MB/s = 10^6 bytes/s"}
 
-ROUNDS = 5
+ROUNDS = 7
 
 
 def median(values):
     values = sorted(v for v in values if v)
     return values[len(values) // 2] if len(values) == ROUNDS else None
+
+
+def fastest(values):
+    """Noise under TCG only ever slows a run down: the fastest of the rounds
+    is each mechanism's least disturbed figure. Both sides get the same
+    treatment, and a side with a failed round gets no figure at all."""
+    values = [v for v in values if v]
+    return max(values) if len(values) == ROUNDS else None
 
 
 def pagemover_round(r):
@@ -108,9 +116,11 @@ pm_all, mp_all = [], []
 for r in range(1, ROUNDS + 1):
     pm_all.append(pagemover_round(r))
     mp_all.append(migrate_pages_round(r))
-pm_mbps, mp_mbps = median(pm_all), median(mp_all)
-res["pagemover"]["median_mbps"] = pm_mbps
-res["migrate_pages"]["median_mbps"] = mp_mbps
+pm_mbps, mp_mbps = fastest(pm_all), fastest(mp_all)
+res["pagemover"]["fastest_mbps"] = pm_mbps
+res["migrate_pages"]["fastest_mbps"] = mp_mbps
+res["pagemover"]["median_mbps"] = median(pm_all)
+res["migrate_pages"]["median_mbps"] = median(mp_all)
 
 # naive
 st = touch("naive")
