@@ -66,4 +66,4 @@ tierctl migrate --pid $P --to 0 --range "$RANGE" --rate 20 --json >rate.json 2>r
 echo $? >rate.rc
 echo "$s $(up)" >rate.uptime
 finish_touch touch-rate
-for f in pagemover-1 migrate_pages-1 pagemover-7 migrate_pages-7 naive rate; do echo "$f: exit $(cat $f.rc) uptime $(cat $f.uptime)"; done
+for f in pagemover-1 pagemover-7 naive rate; do echo "$f: exit $(cat $f.rc) uptime $(cat $f.uptime)"; done
