@@ -1,5 +1,6 @@
 // `tierctl migrate`: move a process's pages to a node, rate-limited, with an
 // exact account of every page (docs/memory.md).
+#include <array>
 #include <atomic>
 #include <charconv>
 #include <csignal>
@@ -96,15 +97,21 @@ void check_node(const tier::Topology& topo, int node, const char* flag, bool nee
   }
 }
 
+// The failure buckets in report order, named as the JSON and text show them.
+std::array<std::pair<const char*, std::uint64_t>, 7> failure_buckets(const tier::MoveCounts& p) {
+  return {{{"busy", p.busy},
+           {"no_memory", p.no_memory},
+           {"not_present", p.not_present},
+           {"process_gone", p.process_gone},
+           {"permission", p.permission},
+           {"other", p.other},
+           {"skipped", p.skipped}}};
+}
+
 boost::json::object report_json(const MigrateOptions& options, const tier::MoveReport& report) {
   const auto& p = report.pages;
-  boost::json::object failed{{"busy", p.busy},
-                             {"no_memory", p.no_memory},
-                             {"not_present", p.not_present},
-                             {"process_gone", p.process_gone},
-                             {"permission", p.permission},
-                             {"other", p.other},
-                             {"skipped", p.skipped}};
+  boost::json::object failed;
+  for (const auto& [name, count] : failure_buckets(p)) failed[name] = count;
   return {{"pid", options.pid},
           {"to", options.to},
           {"requested_pages", report.requested_pages},
@@ -131,13 +138,7 @@ void print_report(const MigrateOptions& options, const tier::MoveReport& report)
                 static_cast<double>(report.bytes.moved) / 1048576.0,
                 static_cast<unsigned long long>(p.already_there));
   std::cout << line;
-  std::pair<const char*, std::uint64_t> failures[] = {{"busy", p.busy},
-                                                      {"no_memory", p.no_memory},
-                                                      {"not_present", p.not_present},
-                                                      {"process_gone", p.process_gone},
-                                                      {"permission", p.permission},
-                                                      {"other", p.other},
-                                                      {"skipped", p.skipped}};
+  const auto failures = failure_buckets(p);
   std::string failed;
   for (const auto& [name, count] : failures) {
     if (count != 0)
