@@ -4,3 +4,6 @@ find_package(benchmark REQUIRED)
 # Residency scan rate of the benchmark's own pid (docs/benchmarks.md).
 add_executable(residency_bench ${CMAKE_CURRENT_LIST_DIR}/residency_bench.cpp)
 target_link_libraries(residency_bench PRIVATE benchmark::benchmark tier tier_warnings)
+
+# Heat benchmarks (HeatMap ingest, memory at 64 GiB): their own fragment.
+include(${CMAKE_CURRENT_LIST_DIR}/heat_benchmarks.cmake OPTIONAL)

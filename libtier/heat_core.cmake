@@ -1,0 +1,5 @@
+# Heat core: sample names, HeatMap, cross-NUMA matrix, source selection and
+# the collector (libtier/src/heat/). Included from libtier/CMakeLists.txt.
+target_sources(tier PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/src/heat/sample.cpp
+)
