@@ -4,7 +4,10 @@
 #include <iostream>
 #include <memory>
 
+#include <boost/json.hpp>
+
 #include "command.hpp"
+#include "heat_sources.hpp"
 #include "tier/doctor.hpp"
 
 namespace tierctl {
@@ -56,8 +59,13 @@ int run_doctor(const GlobalOptions& global, const DoctorOptions& options) {
   }
   // Live probes (BPF, perf, soft-dirty) run only against the live root.
   auto results = tier::doctor::run_checks(root);
+  // The heat sources follow from those features: the same probes
+  // `tierctl heat --list-sources` and `--source auto` use.
+  const auto sources = tier::heat::probe_sources(root);
   if (options.json) {
-    std::cout << tier::doctor::to_json(results) << "\n";
+    auto doc = boost::json::parse(tier::doctor::to_json(results)).as_object();
+    doc["heat_sources"] = heat_sources_json(sources);
+    std::cout << boost::json::serialize(doc) << "\n";
   } else {
     if (!root.is_live()) {
       std::cout << "Reading the gathered tree " << root.root().string()
@@ -65,6 +73,8 @@ int run_doctor(const GlobalOptions& global, const DoctorOptions& options) {
                 << "gatherer did not collect reads as missing.\n\n";
     }
     print_table(std::cout, results);
+    std::cout << "\nheat sources:\n";
+    print_heat_sources(std::cout, sources);
   }
   return kOk;
 }
@@ -84,8 +94,8 @@ void add_doctor_command(CLI::App& app, const GlobalOptions& global, Action& acti
       "a page of its own; these need root. Nothing on the machine is changed: no sysctl or\n"
       "sysfs file is written and DAMON is only read.");
   cmd->add_flag("--json", options->json,
-                "Print {\"checks\":[{\"name\",\"status\",\"detail\",\"impact\"}...]} instead of "
-                "the table");
+                "Print {\"checks\":[{\"name\",\"status\",\"detail\",\"impact\"}...], "
+                "\"heat_sources\":[{\"name\",\"available\",\"reason\"}...]} instead of the tables");
   cmd->footer(
       "STATUS: ok = tier can use it; missing = the kernel lacks it or has it off;\n"
       "error = the probe could not decide (not root, or a live probe with --root).\n"

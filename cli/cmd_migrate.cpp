@@ -10,6 +10,7 @@
 #include <boost/json.hpp>
 
 #include "command.hpp"
+#include "process_args.hpp"
 #include "tier/page_mover.hpp"
 #include "tier/residency.hpp"
 
@@ -26,8 +27,6 @@ struct MigrateOptions {
   int threads = 2;
   bool json = false;
 };
-
-constexpr unsigned long kPfKthread = 0x00200000;  // include/linux/sched.h
 
 std::atomic<bool> g_cancel{false};
 extern "C" void on_signal(int) {
@@ -58,27 +57,6 @@ std::pair<std::uint64_t, std::uint64_t> parse_range(const std::string& text) {
                      "': expected START-END with START < END, hex (0x7f0000000000) or decimal");
   }
   return {*start, *end};
-}
-
-void check_process(const tier::SysRoot& root, int pid) {
-  const std::string proc = "/proc/" + std::to_string(pid);
-  auto stat = root.read(proc + "/stat");
-  if (pid <= 0 || !stat) throw UsageError("--pid " + std::to_string(pid) + ": no such process");
-  // Fields after the last ')' (comm may hold spaces and parentheses):
-  // state ppid pgrp session tty_nr tpgid flags ...
-  auto paren = stat->rfind(')');
-  unsigned long flags = 0;
-  if (paren != std::string::npos) {
-    char state = 0;
-    int ppid = 0, pgrp = 0, session = 0, tty = 0, tpgid = 0;
-    std::sscanf(stat->c_str() + paren + 1, " %c %d %d %d %d %d %lu", &state, &ppid, &pgrp, &session,
-                &tty, &tpgid, &flags);
-  }
-  auto maps = root.read(proc + "/maps");
-  if ((flags & kPfKthread) != 0 || (maps && maps->empty())) {
-    throw UsageError("--pid " + std::to_string(pid) +
-                     " is a kernel thread: it has no user pages to migrate");
-  }
 }
 
 void check_node(const tier::Topology& topo, int node, const char* flag, bool need_memory) {
@@ -159,7 +137,7 @@ int run_migrate(const GlobalOptions& global, const MigrateOptions& options) {
   }
   std::optional<std::pair<std::uint64_t, std::uint64_t>> range;
   if (!options.range.empty()) range = parse_range(options.range);
-  check_process(root, options.pid);
+  require_user_process(root, options.pid, "to migrate");
   tier::Topology topo = tier::load_topology(topology_options(global));
   check_node(topo, options.to, "--to", true);
   if (options.from) check_node(topo, *options.from, "--from", false);

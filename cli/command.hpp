@@ -40,5 +40,6 @@ void add_doctor_command(CLI::App& app, const GlobalOptions& global, Action& acti
 void add_stats_command(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_migrate_command(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_bench_command(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_heat_command(CLI::App& app, const GlobalOptions& global, Action& action);
 
 }  // namespace tierctl

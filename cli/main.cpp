@@ -47,6 +47,7 @@ int run(int argc, char** argv) {
   add_stats_command(app, global, action);
   add_migrate_command(app, global, action);
   add_bench_command(app, global, action);
+  add_heat_command(app, global, action);
 
   try {
     app.parse(argc, argv);

@@ -3,3 +3,8 @@
 target_sources(tier PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/heat/sample.cpp
 )
+target_sources(tier PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/src/heat/selection.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/heat/node_resolver.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/heat/collector.cpp
+)

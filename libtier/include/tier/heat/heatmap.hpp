@@ -23,12 +23,12 @@
 namespace tier::heat {
 
 struct HeatMapConfig {
-  double decay = 0.5;                // score multiplier per epoch, in (0, 1]
-  double forget_below = 1e-3;        // scores below this are dropped at end_epoch()
-  std::uint64_t tracked_bytes = 0;   // memory the map stands for (sets the budget)
-  double memory_fraction = 0.001;    // budget = fraction x tracked_bytes ...
+  double decay = 0.5;               // score multiplier per epoch, in (0, 1]
+  double forget_below = 1e-3;       // scores below this are dropped at end_epoch()
+  std::uint64_t tracked_bytes = 0;  // memory the map stands for (sets the budget)
+  double memory_fraction = 0.001;   // budget = fraction x tracked_bytes ...
   std::size_t min_budget_bytes = std::size_t{64} << 10;  // ... but never below this
-  unsigned min_granule_shift = 12;   // finest resolution: 4 KiB pages
+  unsigned min_granule_shift = 12;                       // finest resolution: 4 KiB pages
 };
 
 struct AddressRange {
@@ -88,13 +88,13 @@ class HeatMap {
 class CrossNumaMatrix {
  public:
   void add(int cpu_node, int memory_node, double weight);
-  double local() const;   // weight where cpu_node == memory_node
-  double remote() const;  // weight where they differ
-  double local_share() const;   // local / (local + remote), 0 when empty
+  double local() const;        // weight where cpu_node == memory_node
+  double remote() const;       // weight where they differ
+  double local_share() const;  // local / (local + remote), 0 when empty
   double remote_share() const;
   /// Dense matrix over nodes 0..max seen: at(cpu_node, memory_node).
   double at(int cpu_node, int memory_node) const;
-  int max_node() const;  // -1 when empty
+  int max_node() const;              // -1 when empty
   std::uint64_t unresolved() const;  // samples whose CPU or memory node was unknown
   void add_unresolved(std::uint64_t n) { unresolved_ += n; }
 

@@ -55,11 +55,11 @@ struct PollResult {
 
 /// Knobs shared by the sources; each uses what applies to it.
 struct SourceOptions {
-  std::uint32_t sample_every = 1;             // keep 1 in N events (fault sources), 1 = all
-  std::chrono::milliseconds interval{1000};   // epoch (soft-dirty/idle), DAMON aggregation
+  std::uint32_t sample_every = 1;                 // keep 1 in N events (fault sources), 1 = all
+  std::chrono::milliseconds interval{1000};       // epoch (soft-dirty/idle), DAMON aggregation
   std::size_t ring_bytes = std::size_t{4} << 20;  // ringbuf / perf ring size
-  std::vector<int> cpu_node;                  // node of each CPU id (-1 unknown), for run time
-  const SysRoot* root = nullptr;              // /proc and /sys reads (fixtures); null = live "/"
+  std::vector<int> cpu_node;                      // node of each CPU id (-1 unknown), for run time
+  const SysRoot* root = nullptr;  // /proc and /sys reads (fixtures); null = live "/"
 };
 
 class HeatSource {

@@ -1,0 +1,290 @@
+// `tierctl heat`: which pages of a process are hot, which node they are on,
+// and how much of its access goes to remote nodes (docs/heat.md).
+#include <atomic>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+
+#include <boost/json.hpp>
+
+#include "command.hpp"
+#include "heat_sources.hpp"
+#include "process_args.hpp"
+#include "tier/heat/collector.hpp"
+#include "tier/heat/selection.hpp"
+
+namespace tierctl {
+
+namespace {
+
+struct HeatOptions {
+  int pid = 0;
+  std::string source = "auto";
+  double duration = 10;
+  int interval_ms = 1000;
+  std::uint32_t sample_every = 1;
+  std::size_t top = 0;
+  double decay = 0.9;
+  bool json = false;
+  bool list_sources = false;
+};
+
+std::atomic<bool> g_cancel{false};
+extern "C" void on_heat_signal(int) {
+  g_cancel.store(true);
+}
+
+boost::json::object run_json(const tier::heat::SourceRun& run) {
+  boost::json::object kinds;
+  for (const auto& [kind, n] : run.kinds) kinds[kind] = n;
+  boost::json::object o{{"name", run.name},
+                        {"samples", run.counters.samples},
+                        {"drops", run.counters.drops},
+                        {"polls", run.counters.polls},
+                        {"kinds", std::move(kinds)}};
+  if (!run.error.empty()) o["error"] = run.error;
+  if (!run.stopped_reason.empty()) o["stopped_reason"] = run.stopped_reason;
+  return o;
+}
+
+boost::json::object report_json(const tier::heat::HeatReport& r,
+                                const std::vector<tier::heat::SourceInfo>& probes,
+                                const boost::json::array& fallbacks) {
+  const auto& primary = r.sources.front();
+  boost::json::array hot, per_node, runs, matrix;
+  for (const auto& h : r.hot) {
+    hot.push_back({{"start", h.start}, {"end", h.end}, {"node", h.node}, {"score", h.score}});
+  }
+  for (const auto& n : r.per_node) per_node.push_back({{"node", n.node}, {"score", n.score}});
+  for (const auto& run : r.sources) runs.push_back(run_json(run));
+  for (int c = 0; c <= r.cross_numa.max_node(); ++c) {
+    boost::json::array row;
+    for (int m = 0; m <= r.cross_numa.max_node(); ++m) row.push_back(r.cross_numa.at(c, m));
+    matrix.push_back(std::move(row));
+  }
+  boost::json::value agreement = nullptr;
+  if (r.agreement) {
+    const auto& a = *r.agreement;
+    agreement = boost::json::object{{"primary", a.primary},
+                                    {"other", a.other},
+                                    {"block_bytes", a.block_bytes},
+                                    {"primary_blocks", a.primary_blocks},
+                                    {"other_blocks", a.other_blocks},
+                                    {"common_blocks", a.common_blocks},
+                                    {"jaccard", a.jaccard},
+                                    {"primary_covered", a.primary_covered},
+                                    {"other_covered", a.other_covered}};
+  }
+  return {{"pid", r.pid},
+          {"source", primary.name},
+          {"samples", primary.counters.samples},
+          {"drops", primary.counters.drops},
+          {"duration_s", r.seconds},
+          {"epochs", r.epochs},
+          {"granule_bytes", r.granule_bytes},
+          {"heatmap_bytes", r.heatmap_bytes},
+          {"tracked_bytes", r.tracked_bytes},
+          {"hot", std::move(hot)},
+          {"per_node", std::move(per_node)},
+          {"local_share", r.cross_numa.local_share()},
+          {"remote_share", r.cross_numa.remote_share()},
+          {"cross_numa",
+           {{"cpu_node_x_memory_node", std::move(matrix)},
+            {"local", r.cross_numa.local()},
+            {"remote", r.cross_numa.remote()},
+            {"unresolved", r.cross_numa.unresolved()}}},
+          {"unresolved_nodes", r.unresolved_nodes},
+          {"runs", std::move(runs)},
+          {"agreement", agreement},
+          {"stopped_reason", r.stopped_reason},
+          {"fallbacks", fallbacks},
+          {"sources", heat_sources_json(probes)}};
+}
+
+std::string human_bytes(std::uint64_t bytes) {
+  char text[32];
+  if (bytes >= (std::uint64_t{1} << 30)) {
+    std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / 1073741824.0);
+  } else if (bytes >= (std::uint64_t{1} << 20)) {
+    std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / 1048576.0);
+  } else {
+    std::snprintf(text, sizeof text, "%llu KiB", static_cast<unsigned long long>(bytes >> 10));
+  }
+  return text;
+}
+
+void print_report(const tier::heat::HeatReport& r, std::size_t top) {
+  const auto& primary = r.sources.front();
+  std::printf("pid %d: source %s, %.1f s, %llu samples, %llu drops, granule %s\n", r.pid,
+              primary.name.c_str(), r.seconds,
+              static_cast<unsigned long long>(primary.counters.samples),
+              static_cast<unsigned long long>(primary.counters.drops),
+              human_bytes(r.granule_bytes).c_str());
+  if (!r.stopped_reason.empty()) std::printf("stopped early: %s\n", r.stopped_reason.c_str());
+  const std::size_t shown =
+      top > 0 ? std::min(top, r.hot.size()) : std::min<std::size_t>(20, r.hot.size());
+  std::printf("\nhottest ranges (%zu of %zu):\n%-18s %-18s %10s %5s %10s\n", shown, r.hot.size(),
+              "START", "END", "SIZE", "NODE", "SCORE");
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& h = r.hot[i];
+    std::printf("0x%-16llx 0x%-16llx %10s %5s %10.2f\n", static_cast<unsigned long long>(h.start),
+                static_cast<unsigned long long>(h.end), human_bytes(h.end - h.start).c_str(),
+                h.node >= 0 ? std::to_string(h.node).c_str() : "-", h.score);
+  }
+  std::printf("\nheat per memory node:");
+  if (r.per_node.empty()) std::printf(" none resolved");
+  for (const auto& n : r.per_node) std::printf("  node%d %.1f", n.node, n.score);
+  std::printf("\nlocal/remote accesses: %.2f / %.2f (%llu samples without a CPU or memory node)\n",
+              r.cross_numa.local_share(), r.cross_numa.remote_share(),
+              static_cast<unsigned long long>(r.cross_numa.unresolved()));
+  for (std::size_t i = 1; i < r.sources.size(); ++i) {
+    const auto& run = r.sources[i];
+    if (!run.error.empty()) {
+      std::printf("cross-check %s did not start: %s\n", run.name.c_str(), run.error.c_str());
+    }
+  }
+  if (r.agreement) {
+    const auto& a = *r.agreement;
+    std::printf(
+        "agreement %s vs %s (2 MiB blocks): jaccard %.2f, %.0f%% of %s's blocks in %s's, "
+        "%.0f%% of %s's in %s's\n",
+        a.primary.c_str(), a.other.c_str(), a.jaccard, 100 * a.primary_covered, a.primary.c_str(),
+        a.other.c_str(), 100 * a.other_covered, a.other.c_str(), a.primary.c_str());
+  }
+}
+
+int run_heat(const GlobalOptions& global, const HeatOptions& options) {
+  tier::SysRoot root = global.root.empty() ? tier::SysRoot("/") : tier::SysRoot(global.root);
+  const auto probes = tier::heat::probe_sources(root);
+  if (options.list_sources) {
+    if (options.json) {
+      std::cout << boost::json::serialize(
+                       boost::json::object{{"sources", heat_sources_json(probes)}})
+                << "\n";
+    } else {
+      print_heat_sources(std::cout, probes);
+    }
+    return kOk;
+  }
+  if (options.pid == 0) throw UsageError("heat: --pid is required (or --list-sources)");
+  if (!(options.duration > 0)) throw UsageError("--duration must be > 0 seconds");
+  if (options.interval_ms < 10) throw UsageError("--interval must be >= 10 ms");
+  if (options.sample_every < 1) throw UsageError("--sample-every must be >= 1");
+  if (!(options.decay > 0 && options.decay <= 1)) throw UsageError("--decay must be in (0, 1]");
+  std::vector<std::string> chosen;
+  try {
+    chosen = tier::heat::choose_sources(options.source, probes);
+  } catch (const tier::heat::UnknownSourceError& e) {
+    throw UsageError(e.what());
+  } catch (const tier::heat::SourceError& e) {
+    std::cerr << "tierctl: " << e.what() << "\n";
+    return kFailure;
+  }
+  require_user_process(root, options.pid, "to watch");
+  tier::Topology topo = tier::load_topology(topology_options(global));
+
+  tier::heat::CollectOptions collect;
+  collect.duration = std::chrono::milliseconds(std::llround(options.duration * 1000));
+  collect.interval = std::chrono::milliseconds(options.interval_ms);
+  collect.source.sample_every = options.sample_every;
+  collect.source.interval = collect.interval;
+  collect.decay = options.decay;
+  collect.top = options.top;
+  collect.cancel = &g_cancel;
+  g_cancel.store(false);
+  struct sigaction action {};
+  action.sa_handler = on_heat_signal;
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+
+  // With `auto`, a source that is listed available but fails to start (BPF
+  // not permitted after all, a kdamond slot taken meanwhile) yields to the
+  // next one in order; each failure is reported.
+  const bool automatic = options.source.empty() || options.source == "auto";
+  std::vector<std::string> candidates = chosen;
+  if (automatic) {
+    for (const auto& p : probes) {
+      if (p.availability.available && p.auto_note.empty() && p.name != chosen.front()) {
+        candidates.push_back(p.name);
+      }
+    }
+  }
+  boost::json::array fallbacks;
+  for (std::size_t i = 0; i < (automatic ? candidates.size() : 1); ++i) {
+    collect.sources = automatic ? std::vector<std::string>{candidates[i]} : chosen;
+    try {
+      auto report =
+          tier::heat::collect_heat(root, topo, tier::real_memory_syscalls(), options.pid, collect);
+      if (options.json) {
+        std::cout << boost::json::serialize(report_json(report, probes, fallbacks)) << "\n";
+      } else {
+        for (const auto& f : fallbacks) {
+          std::cout << "source " << f.at("source").as_string().c_str()
+                    << " did not start: " << f.at("error").as_string().c_str() << "\n";
+        }
+        print_report(report, options.top);
+      }
+      return kOk;
+    } catch (const tier::heat::SourceError& e) {
+      fallbacks.push_back({{"source", collect.sources.front()}, {"error", e.what()}});
+      if (!automatic) {
+        std::cerr << "tierctl: heat source " << collect.sources.front()
+                  << " failed to start: " << e.what() << "\n";
+        return kFailure;
+      }
+    }
+  }
+  std::cerr << "tierctl: no heat source could start:";
+  for (const auto& f : fallbacks) {
+    std::cerr << "\n  " << f.at("source").as_string().c_str() << ": "
+              << f.at("error").as_string().c_str();
+  }
+  std::cerr << "\n";
+  return kFailure;
+}
+
+}  // namespace
+
+void add_heat_command(CLI::App& app, const GlobalOptions& global, Action& action) {
+  auto options = std::make_shared<HeatOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "heat",
+      "Find the hot and cold pages of a process: samples its accesses for --duration with the\n"
+      "best heat source this kernel has (PMU, eBPF NUMA hint faults, DAMON, soft-dirty,\n"
+      "idle-page, perf software faults), then prints the hottest ranges with their NUMA node,\n"
+      "heat per node and the local/remote access shares. Works without tierd; needs root for\n"
+      "most sources. Examples:\n"
+      "  tierctl heat --pid 1234 --duration 20\n"
+      "  tierctl heat --pid 1234 --source bpf-fault,damon --json   (cross-check two sources)\n"
+      "  tierctl heat --list-sources");
+  cmd->add_option("--pid", options->pid, "Process to watch")->type_name("PID");
+  cmd->add_option("--source", options->source,
+                  "auto, a source name, or NAME,NAME2 to cross-check a second source "
+                  "(pmu, bpf-fault, damon, soft-dirty, idle-page, perf-fault)")
+      ->capture_default_str();
+  cmd->add_option("--duration", options->duration, "Seconds to sample")
+      ->type_name("S")
+      ->capture_default_str();
+  cmd->add_option("--interval", options->interval_ms,
+                  "Epoch length: poll, decay and DAMON aggregation interval")
+      ->type_name("MS")
+      ->capture_default_str();
+  cmd->add_option("--sample-every", options->sample_every, "Keep 1 in N events (fault sources)")
+      ->type_name("N")
+      ->capture_default_str();
+  cmd->add_option("--top", options->top, "Report only the K hottest ranges (0: every scored range)")
+      ->type_name("K")
+      ->capture_default_str();
+  cmd->add_option("--decay", options->decay, "Heat kept per epoch, in (0, 1]")
+      ->type_name("F")
+      ->capture_default_str();
+  cmd->add_flag("--json", options->json, "Print one JSON document (docs/cli.md)");
+  cmd->add_flag("--list-sources", options->list_sources,
+                "List the heat sources, in auto order, with why each is (not) available");
+  cmd->callback([&global, &action, options] {
+    action = [&global, options] { return run_heat(global, *options); };
+  });
+}
+
+}  // namespace tierctl

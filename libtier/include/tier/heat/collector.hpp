@@ -1,0 +1,93 @@
+// Heat collection: run one heat source (plus an optional cross-check source)
+// against a process for a while and turn its samples into a report.
+//
+// Contract: collect_heat() starts the sources, polls them every `interval`
+// (one HeatMap epoch per poll), resolves the memory node of sampled pages the
+// source could not name (batched move_pages queries through MemorySyscalls)
+// and the CPU node of the accessing task (from the topology), and stops every
+// source before it returns — also when the process exits (the report then
+// says so in stopped_reason) or `cancel` is set. Only the primary source's
+// failure to start is an error (SourceError); a cross-check source that fails
+// is reported in its SourceRun.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tier/heat/heatmap.hpp"
+#include "tier/heat/sample.hpp"
+#include "tier/heat/source.hpp"
+#include "tier/memory_syscalls.hpp"
+#include "tier/sysroot.hpp"
+#include "tier/topology.hpp"
+
+namespace tier::heat {
+
+struct CollectOptions {
+  std::vector<std::string> sources;  // primary first; a second one is a cross-check
+  std::chrono::milliseconds duration{10000};
+  std::chrono::milliseconds interval{1000};
+  SourceOptions source;                       // cpu_node is filled from the topology when empty
+  double decay = 0.9;                         // HeatMap decay per epoch (per interval)
+  std::size_t top = 0;                        // hot ranges to report; 0 = every range with a score
+  const std::atomic<bool>* cancel = nullptr;  // set (e.g. by SIGINT) to end early
+};
+
+struct SourceRun {
+  std::string name;
+  SourceCounters counters;
+  std::map<std::string, std::uint64_t> kinds;  // samples by SampleKind name
+  std::string error;                           // failed to start (cross-check only)
+  std::string stopped_reason;                  // stopped before the end (process exited, ...)
+};
+
+struct HotRange {
+  std::uint64_t start = 0;
+  std::uint64_t end = 0;  // exclusive
+  int node = -1;          // memory node of these pages now, -1 not resident/unknown
+  double score = 0;
+};
+
+struct NodeScore {
+  int node = -1;
+  double score = 0;
+};
+
+/// How far two sources agree, over 2 MiB blocks holding any scored memory.
+struct Agreement {
+  std::string primary, other;
+  std::uint64_t block_bytes = std::uint64_t{2} << 20;
+  std::uint64_t primary_blocks = 0, other_blocks = 0, common_blocks = 0;
+  double jaccard = 0;          // common / union
+  double primary_covered = 0;  // common / primary_blocks
+  double other_covered = 0;    // common / other_blocks
+};
+
+struct HeatReport {
+  int pid = 0;
+  std::vector<SourceRun> sources;  // [0] is the primary
+  double seconds = 0;
+  std::uint64_t epochs = 0;
+  std::uint64_t granule_bytes = 0;
+  std::size_t heatmap_bytes = 0;
+  std::uint64_t tracked_bytes = 0;
+  std::vector<HotRange> hot;        // by score, hottest first
+  std::vector<NodeScore> per_node;  // decayed sample weight by memory node
+  CrossNumaMatrix cross_numa;
+  std::uint64_t unresolved_nodes = 0;  // samples whose memory node stayed unknown
+  std::optional<Agreement> agreement;
+  std::string stopped_reason;  // why collection ended early, empty when it ran its course
+};
+
+HeatReport collect_heat(const SysRoot& root, const Topology& topology, MemorySyscalls& syscalls,
+                        int pid, const CollectOptions& options);
+
+/// Node of every CPU id (index), -1 for CPUs no node lists.
+std::vector<int> cpu_nodes(const Topology& topology);
+
+}  // namespace tier::heat
