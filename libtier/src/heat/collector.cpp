@@ -134,7 +134,9 @@ HeatReport collect_heat(const SysRoot& root, const Topology& topology, MemorySys
 
   std::vector<Run> runs;
   for (const auto& name : options.sources) {
-    Run run{{}, make_source(name, source_options), HeatMap(config), false};
+    auto source =
+        options.factory ? options.factory(name, source_options) : make_source(name, source_options);
+    Run run{{}, std::move(source), HeatMap(config), false};
     run.report.name = name;
     run.map.set_tracked_ranges(ranges);
     try {

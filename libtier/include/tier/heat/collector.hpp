@@ -14,7 +14,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +38,9 @@ struct CollectOptions {
   double decay = 0.9;                         // HeatMap decay per epoch (per interval)
   std::size_t top = 0;                        // hot ranges to report; 0 = every range with a score
   const std::atomic<bool>* cancel = nullptr;  // set (e.g. by SIGINT) to end early
+  /// Builds a source by name; make_source() (selection.hpp) when empty. The
+  /// seam unit tests use to script sources.
+  std::function<std::unique_ptr<HeatSource>(std::string_view, const SourceOptions&)> factory;
 };
 
 struct SourceRun {
