@@ -20,9 +20,10 @@ struct PfmEncoding {
   std::string canonical;  // fully qualified event string
 };
 
-/// pfm_get_os_event_encoding(PFM_OS_PERF_EVENT_EXT) at user level (PFM_PLM3)
-/// after a fresh pfm_initialize (which honours LIBPFM_FORCE_PMU). Serialised:
-/// libpfm is global state. Throws SourceError with libpfm's message.
+/// pfm_get_os_event_encoding(PFM_OS_PERF_EVENT_EXT) at user level (PFM_PLM3).
+/// libpfm reads LIBPFM_FORCE_PMU and LIBPFM_ENCODE_INACTIVE once, at the
+/// process's first call. Serialised (libpfm is global state). Throws
+/// SourceError with libpfm's message and the model asked for.
 PfmEncoding pfm_encode(std::string_view event);
 
 }  // namespace tier::heat::perf

@@ -6,11 +6,14 @@
 //    the SysRoot, so gathered trees and fixtures answer the same way as the
 //    live machine.
 //  - encode_pmu_event() resolves a libpfm4 event string
-//    ("MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=64:precise=2") for the PMU model
-//    libpfm4 detects - or the one forced with LIBPFM_FORCE_PMU, which is how
-//    tests resolve Intel and AMD events on a machine with neither - through
-//    pfm_get_os_event_encoding(PFM_OS_PERF_EVENT_EXT). Throws SourceError
-//    with libpfm's message when the event does not exist for that model.
+//    ("MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=64:precise=2") through
+//    pfm_get_os_event_encoding(PFM_OS_PERF_EVENT_EXT) for the PMU model
+//    libpfm4 detects, or the one forced with LIBPFM_FORCE_PMU. The Intel
+//    helpers take an optional model ("skl", "spr") to encode for a model
+//    other than the detected one (libpfm's "model::EVENT" syntax; libpfm
+//    allows it only for active models unless LIBPFM_ENCODE_INACTIVE=1 was
+//    set before its first use). Throws SourceError with libpfm's message when
+//    the event does not exist for that model.
 //  - ibs_op_event() builds the attr for the `ibs_op` PMU; libpfm4 has no IBS
 //    tables, the type comes from ibs_op/type in sysfs.
 #pragma once
@@ -46,9 +49,11 @@ PmuEventEncoding encode_pmu_event(std::string_view event);
 
 /// PEBS load-latency sampling of loads slower than `latency_cycles`
 /// (MEM_TRANS_RETIRED:LOAD_LATENCY, precise_ip 2, ldlat in config1).
-PmuEventEncoding intel_load_latency_event(std::uint32_t latency_cycles, std::uint64_t period);
+/// `model` empty = the detected (or forced) model.
+PmuEventEncoding intel_load_latency_event(std::uint32_t latency_cycles, std::uint64_t period,
+                                          std::string_view model = {});
 /// PEBS sampling of loads that missed L3 (MEM_LOAD_RETIRED:L3_MISS, precise_ip 2).
-PmuEventEncoding intel_l3_miss_event(std::uint64_t period);
+PmuEventEncoding intel_l3_miss_event(std::uint64_t period, std::string_view model = {});
 
 /// IBS op sampling every `period` ops (rounded down to a multiple of 16, the
 /// hardware's granularity). Throws SourceError when ibs_op/type is missing.

@@ -1,7 +1,8 @@
 // The one translation unit that includes libpfm4 (see perf_pfm.hpp). libpfm
-// keeps global state - its PMU tables, chosen at pfm_initialize - so every
-// encoding re-initialises it under one lock: that is what lets a test force
-// another model with LIBPFM_FORCE_PMU between two calls.
+// is global state: pfm_initialize detects (or, with LIBPFM_FORCE_PMU, forces)
+// the active PMU models once per process and reads its environment then;
+// pfm_terminate does not undo the activation. So it is initialised once, and
+// calls are serialised.
 #include <perfmon/pfmlib_perf_event.h>
 
 #include <cstdlib>
@@ -24,7 +25,6 @@ std::mutex& pfm_lock() {
 
 PfmEncoding pfm_encode(std::string_view event) {
   std::lock_guard guard(pfm_lock());
-  pfm_terminate();  // forget the previous detection: LIBPFM_FORCE_PMU is read at initialise
   if (int rc = pfm_initialize(); rc != PFM_SUCCESS) {
     throw SourceError("libpfm4 initialisation failed: " + std::string(pfm_strerror(rc)));
   }

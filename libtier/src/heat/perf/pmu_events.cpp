@@ -20,6 +20,11 @@ std::string device_path(std::string_view pmu, std::string_view leaf = {}) {
 
 constexpr std::uint64_t kIbsCountOps = std::uint64_t{1} << 19;
 
+// libpfm's "model::EVENT" selects the PMU table explicitly.
+std::string model_prefix(std::string_view model) {
+  return model.empty() ? std::string() : std::string(model) + "::";
+}
+
 }  // namespace
 
 PrecisePmu detect_precise_pmu(const SysRoot& root) {
@@ -62,13 +67,16 @@ PmuEventEncoding encode_pmu_event(std::string_view event) {
   return out;
 }
 
-PmuEventEncoding intel_load_latency_event(std::uint32_t latency_cycles, std::uint64_t period) {
-  return encode_pmu_event("MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=" + std::to_string(latency_cycles) +
+PmuEventEncoding intel_load_latency_event(std::uint32_t latency_cycles, std::uint64_t period,
+                                          std::string_view model) {
+  return encode_pmu_event(model_prefix(model) +
+                          "MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=" + std::to_string(latency_cycles) +
                           ":precise=2:period=" + std::to_string(period));
 }
 
-PmuEventEncoding intel_l3_miss_event(std::uint64_t period) {
-  return encode_pmu_event("MEM_LOAD_RETIRED:L3_MISS:precise=2:period=" + std::to_string(period));
+PmuEventEncoding intel_l3_miss_event(std::uint64_t period, std::string_view model) {
+  return encode_pmu_event(model_prefix(model) +
+                          "MEM_LOAD_RETIRED:L3_MISS:precise=2:period=" + std::to_string(period));
 }
 
 PmuEventEncoding ibs_op_event(const SysRoot& root, std::uint64_t period) {
