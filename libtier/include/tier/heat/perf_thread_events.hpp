@@ -1,15 +1,23 @@
-// One sampling perf event per thread of each tracked process, each with its
-// own mmap'd ring; the machinery both perf sources ("perf-fault", "pmu") share.
+// Sampling perf events on every thread of the tracked processes, one per
+// (thread, online CPU), with one mmap'd ring per CPU; the machinery both perf
+// sources ("perf-fault", "pmu") share.
+//
+// Why per CPU: the kernel refuses to mmap an inherited per-task event opened
+// on "any CPU" (perf_mmap: EINVAL for inherit with cpu == -1), and inherit is
+// what samples threads created after start(). Per-CPU events of different
+// threads can share a ring (PERF_EVENT_IOC_SET_OUTPUT requires the same CPU),
+// so the memory is one ring per CPU, not per thread - as `perf record` does.
 //
 // Contract:
-//  - open() lists /proc/PID/task (through the SysRoot) and opens `attr` on
-//    every thread with inherit + inherit_thread, so threads created later are
-//    sampled into their creator's ring and forked children are not. Threads
-//    that vanish between the listing and the open are skipped; a process
-//    with no thread left, or a permission/kernel error, throws SourceError
-//    and closes everything opened so far.
+//  - open() lists /proc/PID/task and /sys/devices/system/cpu/online (through
+//    the SysRoot) and opens `attr` with inherit + inherit_thread on every
+//    (thread, CPU): threads created later sample into their creator's events,
+//    forked children do not. Threads that vanish between the listing and the
+//    open are skipped; a process with no thread left, or a permission/kernel
+//    error, throws SourceError and closes everything opened so far.
 //  - drain() reads every ring once (PerfRingReader) and feeds the records to
-//    the decoder, calling on_sample for each sample.
+//    the decoder, calling on_sample for each sample; samples come grouped by
+//    CPU, each group in time order.
 //  - A process has exited when every one of its events reports POLLHUP: the
 //    kernel's word that the task and all threads inheriting from it are gone.
 //    Rings stay mapped after that, so a final drain() still gets the last
@@ -57,8 +65,18 @@ class ThreadEventSet {
   perf_event_attr attr_;
   std::size_t data_bytes_;
   const SysRoot& root_;
+  struct Event {
+    pid_t pid = 0;
+    int fd = -1;
+    bool hung_up = false;
+  };
+  void open_thread(pid_t pid, pid_t tid, std::size_t& opened);
+  int ring_fd_for(unsigned cpu, int fd);
+
+  std::vector<unsigned> cpus_;
   std::vector<pid_t> pids_;
-  std::vector<std::unique_ptr<Ring>> rings_;
+  std::vector<Event> events_;
+  std::vector<std::unique_ptr<Ring>> rings_;  // one per CPU that has events
 };
 
 }  // namespace tier::heat::perf
