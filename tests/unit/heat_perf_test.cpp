@@ -62,8 +62,8 @@ void expect_sample(const PerfSample& got, const json::object& want, SampleOrigin
   if (want.contains("latency")) {
     EXPECT_EQ(got.weight_var1, u64(want, "latency"));
   }
-  if (want.contains("var3")) {
-    EXPECT_EQ(got.weight_var3, u64(want, "var3"));
+  if (want.contains("var2")) {
+    EXPECT_EQ(got.weight_var2, u64(want, "var2"));
   }
   if (want.contains("data_src")) {
     const MemDataSource& src = got.data_src;

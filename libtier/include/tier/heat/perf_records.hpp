@@ -42,8 +42,9 @@ struct PerfSample {
   std::uint32_t raw_size = 0;     // PERF_SAMPLE_RAW payload size (payload skipped)
   std::uint64_t weight = 0;       // PERF_SAMPLE_WEIGHT: the full 64-bit weight
   std::uint32_t weight_var1 = 0;  // WEIGHT_STRUCT var1_dw (load latency); WEIGHT: low 32 bits
-  std::uint16_t weight_var2 = 0;  // WEIGHT_STRUCT var2_w (Intel: instruction latency)
-  std::uint16_t weight_var3 = 0;  // WEIGHT_STRUCT var3_w (AMD IBS: tag-to-retire cycles)
+  std::uint16_t weight_var2 =
+      0;  // WEIGHT_STRUCT var2_w (Intel: instruction latency; IBS: tag-to-retire)
+  std::uint16_t weight_var3 = 0;  // WEIGHT_STRUCT var3_w (unused by PEBS and IBS today)
   std::uint64_t data_src_raw = 0;
   MemDataSource data_src;
   std::uint64_t transaction = 0;

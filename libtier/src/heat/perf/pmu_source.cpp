@@ -20,9 +20,12 @@ constexpr std::uint32_t kLoadLatencyCycles = 30;
 // PMU events fire far too often to take each one.
 constexpr std::uint64_t kDefaultPeriod = 4000;
 
+// WEIGHT rather than WEIGHT_STRUCT: every PEBS load-latency and IBS kernel
+// fills it (low 32 bits = load latency / IbsDcMissLat); the struct form adds
+// instruction latency and tag-to-retire, which AccessSample has no use for.
 constexpr std::uint64_t kSampleType = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
-                                      PERF_SAMPLE_CPU | PERF_SAMPLE_WEIGHT_STRUCT |
-                                      PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_PHYS_ADDR;
+                                      PERF_SAMPLE_CPU | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC |
+                                      PERF_SAMPLE_PHYS_ADDR;
 
 perf_event_attr precise_attr(const SysRoot& root, std::uint32_t sample_every) {
   std::uint64_t period = sample_every > 1 ? sample_every : kDefaultPeriod;
