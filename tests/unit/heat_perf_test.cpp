@@ -110,6 +110,10 @@ struct StreamCase {
   SampleOrigin origin;
 };
 
+void PrintTo(const StreamCase& c, std::ostream* os) {
+  *os << c.name;
+}
+
 class RecordedStream : public ::testing::TestWithParam<StreamCase> {};
 
 TEST_P(RecordedStream, DecodesEverySampleAndCount) {
