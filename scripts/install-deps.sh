@@ -9,7 +9,7 @@ packages=(
   build-essential cmake g++ pkg-config make git clang-format clang-tidy
   # libtier
   libhwloc-dev hwloc libnuma-dev numactl libboost1.81-dev libboost-json1.81-dev
-  libcli11-dev libtomlplusplus-dev zlib1g-dev
+  libcli11-dev libtomlplusplus-dev zlib1g-dev libpfm4-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev googletest libbenchmark-dev mbw gnuplot-nox
   # eBPF (CO-RE skeletons)
