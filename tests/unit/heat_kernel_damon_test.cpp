@@ -4,7 +4,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <chrono>
+#include <cstring>
+#include <thread>
 
 #include "heat_kernel_fixture.hpp"
 #include "tier/heat/damon_source.hpp"
@@ -225,6 +231,46 @@ TEST(DamonSource, OneOfTwoProcessesExitingKeepsTheOtherMonitored) {
   EXPECT_TRUE(source->poll(samples).active);
   ASSERT_EQ(samples.size(), 1u);
   EXPECT_EQ(samples[0].pid, 4343u);
+}
+
+// Where DAMON vaddr runs with a free slot (the 6.12 guest, not the build
+// machine): monitor this process while a thread keeps touching a buffer, see
+// a region over the buffer, and leave no kdamond behind.
+TEST(DamonSource, LiveMonitorsThisProcess) {
+  SourceAvailability availability = damon_availability(SysRoot("/"));
+  if (!availability.available) GTEST_SKIP() << availability.reason;
+  constexpr std::size_t kBytes = std::size_t{16} << 20;
+  void* area = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(area, MAP_FAILED);
+  std::memset(area, 1, kBytes);
+  std::atomic<bool> done{false};
+  std::thread toucher([&] {
+    auto* bytes = static_cast<volatile char*>(area);
+    while (!done) {
+      for (std::size_t i = 0; i < kBytes; i += 4096) bytes[i] = static_cast<char>(bytes[i] + 1);
+    }
+  });
+  SourceOptions options;
+  options.interval = std::chrono::milliseconds(200);
+  auto source = make_damon_source_detailed(options);
+  source->start({getpid()});
+  const auto base = reinterpret_cast<std::uint64_t>(area);
+  bool seen = false;
+  for (int poll = 0; poll < 25 && !seen; ++poll) {
+    std::vector<AccessSample> samples;
+    ASSERT_TRUE(source->poll(samples).active);
+    for (const AccessSample& sample : samples) {
+      EXPECT_EQ(sample.pid, static_cast<std::uint32_t>(getpid()));
+      if (sample.addr < base + kBytes && sample.addr + sample.length > base) seen = true;
+    }
+  }
+  done = true;
+  toucher.join();
+  source->stop();
+  EXPECT_TRUE(source->stop_errors().empty());
+  EXPECT_EQ(SysRoot("/").read_int("/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds"), 0);
+  EXPECT_TRUE(seen) << "no accessed region over the touched buffer in 25 aggregations";
+  munmap(area, kBytes);
 }
 
 TEST(DamonSettings, SamplingIsATwentiethOfAggregation) {
