@@ -10,6 +10,25 @@
 
 namespace tier::heat {
 
+namespace {
+
+// The doctor's detail minus its note on existing kdamonds, which the slot
+// check below states in the source's own words.
+std::string vaddr_evidence(const std::string& detail) {
+  std::vector<std::string> kept;
+  std::size_t begin = 0;
+  while (begin <= detail.size()) {
+    std::size_t end = detail.find("; ", begin);
+    if (end == std::string::npos) end = detail.size();
+    std::string part = detail.substr(begin, end - begin);
+    if (part.find("kdamond(s) already exist") == std::string::npos) kept.push_back(part);
+    begin = end + 2;
+  }
+  return doctor::join(kept, "; ");
+}
+
+}  // namespace
+
 SourceAvailability damon_availability(const SysRoot& root) {
   if (!root.exists(kernel::kDamonAdmin)) {
     return {false,
@@ -21,7 +40,7 @@ SourceAvailability damon_availability(const SysRoot& root) {
 
   std::vector<std::string> problems;
   if (vaddr.status == doctor::Status::missing) {
-    problems.push_back("no DAMON vaddr: " + vaddr.detail);
+    problems.push_back("no DAMON vaddr: " + vaddr_evidence(vaddr.detail));
   }
   if (!existing) {
     problems.push_back("cannot read " + std::string(kernel::kNrKdamonds));
