@@ -165,6 +165,23 @@ TEST(DamonSource, MissingVaddrIsRefusedAndCleanedUp) {
   EXPECT_EQ(tree.read(kAdmin + "/nr_kdamonds"), "0");
 }
 
+TEST(DamonSource, FailedWriteRemovesTheKdamondsItCreated) {
+  DamonTree tree;
+  tree.remove(kd(0, "/contexts/0/targets/0/pid_target"));  // the kernel refusing a write
+  auto source = make_damon_source(options_for(tree));
+  try {
+    source->start({4242});
+    FAIL() << "start() succeeded although a write failed";
+  } catch (const SourceError& error) {
+    EXPECT_THAT(error.what(),
+                HasSubstr("writing '4242' to " + kd(0, "/contexts/0/targets/0/pid_target") +
+                          " failed: ENOENT"));
+  }
+  EXPECT_FALSE(tree.exists(kd(0, "/contexts/0/targets/0/pid_target")));  // never created
+  EXPECT_EQ(tree.at(0, "/state"), "off\n");
+  EXPECT_EQ(tree.read(kAdmin + "/nr_kdamonds"), "0");
+}
+
 TEST(DamonSource, VanishedProcessAtStartWritesNothing) {
   DamonTree tree;
   const auto before = tree.snapshot();
