@@ -61,6 +61,7 @@ struct PageRun {
 
 std::vector<PageRun> runs_of(const std::vector<AccessSample>& samples) {
   std::vector<PageRun> runs;
+  runs.reserve(samples.size());
   for (const AccessSample& sample : samples) runs.push_back({sample.addr, sample.length});
   return runs;
 }
