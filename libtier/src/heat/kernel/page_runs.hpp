@@ -1,0 +1,54 @@
+// Internal: turns a stream of page addresses (ascending within a mapping)
+// into samples, one per run of adjacent pages, so a 1 GiB written buffer is
+// one sample with length 1 GiB rather than 262144 samples.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tier/heat/sample.hpp"
+
+namespace tier::heat::kernel {
+
+class PageRuns {
+ public:
+  /// Samples are copies of `prototype` (pid, kind, time) with addr/length set.
+  PageRuns(std::vector<AccessSample>& out, const AccessSample& prototype, std::uint64_t page)
+      : out_(out), prototype_(prototype), page_(page) {}
+  ~PageRuns() { finish(); }
+  PageRuns(const PageRuns&) = delete;
+  PageRuns& operator=(const PageRuns&) = delete;
+
+  void add(std::uint64_t address) {
+    if (length_ != 0 && address == start_ + length_) {
+      length_ += page_;
+      return;
+    }
+    finish();
+    start_ = address;
+    length_ = page_;
+  }
+
+  /// Emits the open run; later add()s start a new one.
+  void finish() {
+    if (length_ == 0) return;
+    AccessSample sample = prototype_;
+    sample.addr = start_;
+    sample.length = length_;
+    out_.push_back(sample);
+    ++emitted_;
+    length_ = 0;
+  }
+
+  std::uint64_t emitted() const { return emitted_; }
+
+ private:
+  std::vector<AccessSample>& out_;
+  AccessSample prototype_;
+  std::uint64_t page_;
+  std::uint64_t start_ = 0;
+  std::uint64_t length_ = 0;
+  std::uint64_t emitted_ = 0;
+};
+
+}  // namespace tier::heat::kernel
