@@ -1,0 +1,98 @@
+# Helpers for the heat scenarios (hotset_*, heat_*): kernel knobs saved and
+# restored, hotset started and stopped, `tierctl heat` run against it.
+# Sourced by scenarios: `. /vm/heat.sh`; they then `trap heat_cleanup EXIT`.
+# Files written in the scenario's folder (read by lib/heatcheck.py):
+#   knobs.saved, knobs.restored   "PATH VALUE" per knob changed, before/after
+#   hotset.out/.err/.rc           hotset's ready and exit JSON lines, status
+#   truth.json                    hotset's hot ranges per phase
+#   vmstat.before/.after          /proc/vmstat around the observation
+#   numa_maps.after               the hotset process's numa_maps at the end
+#   heat.json/.err/.rc            `tierctl heat ... --json` (heat scenarios)
+# shellcheck shell=sh disable=SC2034  # P is for the sourcing scenario
+
+NB=/sys/kernel/debug/sched/numa_balancing
+
+# knob_set PATH VALUE: write VALUE, saving the old value first (once per
+# PATH, so a second write still restores the original).
+knob_set() {
+  [ -e "$1" ] || { echo "knob $1 does not exist" >&2; exit 1; }
+  grep -q "^$1 " knobs.saved 2>/dev/null || echo "$1 $(cat "$1")" >>knobs.saved
+  echo "$2" >"$1" || { echo "cannot write $2 to $1" >&2; exit 1; }
+}
+
+# restore_knobs: write back every saved value, then record what the knobs
+# hold now (knobs.restored), for the check to compare with knobs.saved.
+restore_knobs() {
+  [ -f knobs.saved ] || return 0
+  while read -r path value; do echo "$value" >"$path"; done <knobs.saved
+  while read -r path value; do echo "$path $(cat "$path")"; done <knobs.saved >knobs.restored
+}
+
+# heat_cleanup: the EXIT trap. Stops what is left running, restores knobs.
+heat_cleanup() {
+  for j in $(jobs -p); do kill "$j" 2>/dev/null; done
+  wait 2>/dev/null
+  restore_knobs
+}
+
+# hint_knobs MODE: NUMA balancing in MODE (1 normal, 2 memory tiering), and
+# the scanner kept at a fast, steady pace: 6.12's defaults start after 1 s
+# and back off to one pass a minute on a task whose pages never move, which
+# would leave a 20 s observation with one or two passes.
+hint_knobs() {
+  knob_set /proc/sys/kernel/numa_balancing "$1"
+  knob_set $NB/scan_delay_ms 100
+  knob_set $NB/scan_period_min_ms 200
+  knob_set $NB/scan_period_max_ms 500
+  knob_set $NB/scan_size_mb 1024
+}
+
+# need_heat: exit 127 (not built yet) unless tierctl has the heat command.
+need_heat() {
+  if ! tierctl heat --help 2>&1 | grep -q -- '--source'; then
+    echo "tierctl has no 'heat' command (--pid/--source): not built yet" >&2
+    exit 127
+  fi
+}
+
+# start_hotset ARGS...: start hotset with its truth file and wait for its
+# ready line (placement and first touch done). Sets P.
+start_hotset() {
+  rm -f hotset.ready
+  hotset "$@" --truth truth.json --ready-file hotset.ready >hotset.out 2>hotset.err &
+  P=$!
+  i=0
+  until [ -f hotset.ready ]; do
+    i=$((i + 1)); [ $i -lt 1200 ] || { echo "hotset did not get ready" >&2; exit 1; }
+    kill -0 "$P" 2>/dev/null || { echo "hotset died: $(cat hotset.err)" >&2; exit 1; }
+    sleep 0.1
+  done
+}
+
+# stop_hotset: SIGTERM; hotset verifies every page and prints its exit line.
+stop_hotset() {
+  kill -TERM "$P"
+  wait "$P"
+  echo $? >hotset.rc
+}
+
+# observe SECONDS SOURCE HOTSET_ARGS...: the body of the heat scenarios.
+# hotset runs (its accesses warm up for 2 s), then for SECONDS either
+# `tierctl heat --source SOURCE` watches it or, with SOURCE "none", nothing
+# does; /proc/vmstat around that, numa_maps after, then hotset is stopped.
+observe() {
+  secs=$1 src=$2; shift 2
+  start_hotset "$@"
+  sleep 2
+  cp /proc/vmstat vmstat.before
+  if [ "$src" = none ]; then
+    sleep "$secs"
+  else
+    tierctl heat --pid "$P" --source "$src" --duration "$secs" --json >heat.json 2>heat.err
+    echo $? >heat.rc
+  fi
+  cp /proc/vmstat vmstat.after
+  cp "/proc/$P/numa_maps" numa_maps.after
+  stop_hotset
+  echo "hotset $* observed ${secs}s with source $src: hotset exit $(cat hotset.rc)"
+}
