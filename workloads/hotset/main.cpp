@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
               int_list_json(o.cpus).c_str(),
               hotset::residency_json(hotset::residency(base, o.size)).c_str(),
               hotset::residency_json(
-                  hotset::residency(reinterpret_cast<char*>(hot0.first), hot0.second - hot0.first))
+                  hotset::residency(base + (hot0.first - addr), hot0.second - hot0.first))
                   .c_str());
   std::fflush(stdout);
   if (!o.ready_file.empty()) {

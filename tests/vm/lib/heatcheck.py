@@ -104,13 +104,21 @@ def vmstat_delta(c, key):
 
 
 def buffer_nodes(c, ready):
-    """The buffer's VMA in numa_maps.after: ({node: pages}, policy)."""
-    vmas = parse_numa_maps(c.file("numa_maps.after"))
-    v = next((v for v in vmas if ready and v["start"] == ready.get("base")), None)
-    if v is None:
-        c.fail("numa_maps.after has no mapping at the buffer %s" % (ready or {}).get("base"))
+    """The buffer in numa_maps.after, over every VMA inside it (mbind splits
+    the buffer into one VMA per region): ({node: pages}, [policy per VMA])."""
+    base = (ready or {}).get("base")
+    if base is None:
         return None, None
-    return v["nodes"], v["policy"]
+    end = base + ready.get("size", 0)
+    vmas = [v for v in parse_numa_maps(c.file("numa_maps.after")) if base <= v["start"] < end]
+    if not vmas or vmas[0]["start"] != base:
+        c.fail("numa_maps.after has no mapping at the buffer %#x" % base)
+        return None, None
+    nodes = {}
+    for v in vmas:
+        for node, pages in v["nodes"].items():
+            nodes[node] = nodes.get(node, 0) + pages
+    return nodes, [v["policy"] for v in vmas]
 
 
 def heat_doc(c):
@@ -173,14 +181,19 @@ def new_check(name):
 
 def heat_scenario(name, size, hot, nodes):
     """The common part of the heat_* checks: scenario exit status (127: no
-    `tierctl heat` yet, reported as such), hotset placed, kept and verified,
-    the truth file, tierctl heat's JSON, knobs restored.
+    `tierctl heat` yet, reported as such), hotset placed as `nodes`
+    ({"node": pages}), kept there (its own query and numa_maps) and
+    verified, the truth file, tierctl heat's JSON, knobs restored.
     Returns (check, ready line, heat JSON or None, truth or None)."""
     c = new_check(name)
     c.eq("exit status", c.rc(), 0)
     if c.rc() == 127:
         c.finish()
     ready, _ = check_hotset(c, size, hot, nodes)
+    numa_nodes, _ = buffer_nodes(c, ready)
+    if numa_nodes is not None:
+        c.eq("numa_maps: buffer pages per node", numa_nodes,
+             {int(k): v for k, v in nodes.items()})
     truth_doc = truth(c, ready, 1)
     doc = heat_doc(c)
     if doc is not None and ready is not None:

@@ -25,7 +25,7 @@ heatcheck.truth(c, ready, 1)
 nodes, policy = heatcheck.buffer_nodes(c, ready)
 if nodes is not None:
     c.eq("numa_maps: buffer pages per node", nodes, {2: PAGES})
-    c.eq("numa_maps: buffer policy", policy, "bind=balancing:2")
+    c.eq("numa_maps: buffer policy", policy, ["bind=balancing:2"])
 faults = heatcheck.vmstat_delta(c, "numa_hint_faults")
 heatcheck.at_least(c, "numa_hint_faults during 20 s (one pass over the hot set)", faults, HOT_PAGES)
 c.eq("pgpromote_success during 20 s", heatcheck.vmstat_delta(c, "pgpromote_success"), 0)
