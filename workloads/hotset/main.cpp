@@ -6,8 +6,10 @@
 // then accesses only the hot set with --threads pinned threads for
 // --duration seconds (or until SIGTERM/SIGINT), moving the hot set every
 // --phase-shift seconds and recording each phase's hot ranges in --truth.
-// At exit it verifies every page and prints
-//   {"accesses":N,"seconds":S,"accesses_per_s":R,"bad_pages":0,...}
+// At exit it records where the pages are (whole buffer, each phase's hot
+// set), verifies every page and prints
+//   {"accesses":N,"seconds":S,"accesses_per_s":R,"bad_pages":0,"nodes":{..},
+//    "hot_resident":[{..} per phase]}
 // exiting 1 if any page lost its pattern. Cold pages are never touched
 // between the ready line and that final verification.
 #include <signal.h>
@@ -23,6 +25,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <string>
 
 #include "access.hpp"
@@ -158,13 +161,26 @@ int main(int argc, char** argv) {
   double seconds = now_s() - start;
   std::uint64_t reads = workers.counters().reads.load();
   std::uint64_t writes = workers.counters().writes.load();
+  unsigned phases = phase.load() + 1;
+  // Where the pages are, asked before the verification reads every cold
+  // page: those reads could fault them in (NUMA hint faults) and move them.
+  std::string nodes = hotset::residency_json(hotset::residency(base, o.size));
+  std::string per_phase = "[";
+  for (unsigned p = 0; p < phases; ++p) {
+    std::map<int, std::size_t> count;
+    for (const auto& [lo, hi] : layout.ranges(p)) {
+      for (const auto& [node, n] : hotset::residency(base + (lo - addr), hi - lo)) count[node] += n;
+    }
+    per_phase += (p ? "," : "") + hotset::residency_json(count);
+  }
+  per_phase += "]";
   std::size_t bad = count_bad_pages(base, o.size);
   std::printf("{\"accesses\":%" PRIu64 ",\"reads\":%" PRIu64 ",\"writes\":%" PRIu64
               ",\"seconds\":%.3f,\"accesses_per_s\":%.0f,\"phases\":%u,\"pages\":%zu,"
-              "\"bad_pages\":%zu,\"verified\":%s,\"nodes\":%s}\n",
+              "\"bad_pages\":%zu,\"verified\":%s,\"nodes\":%s,\"hot_resident\":%s}\n",
               reads + writes, reads, writes, seconds, static_cast<double>(reads + writes) / seconds,
-              phase.load() + 1, o.size / kPage, bad, bad == 0 ? "true" : "false",
-              hotset::residency_json(hotset::residency(base, o.size)).c_str());
+              phases, o.size / kPage, bad, bad == 0 ? "true" : "false", nodes.c_str(),
+              per_phase.c_str());
   std::fflush(stdout);
   return bad != 0 ? 1 : rc;
 }
