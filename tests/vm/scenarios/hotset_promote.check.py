@@ -16,8 +16,10 @@ import heatcheck  # noqa: E402
 MIB = 1 << 20
 SIZE, HOT = 256 * MIB, 32 * MIB
 PAGES, HOT_PAGES = SIZE // heatcheck.PAGE, HOT // heatcheck.PAGE
-# Phases 0 and 1 were hot for 8 s, phase 2 for the last ~6 s.
-MIN_PROMOTED = [0.9, 0.9, 0.5]
+# Phases 0 and 1 were hot for 8 s, phase 2 for the last ~6 s; the kernel
+# promoted each whole hot set within them (1.000 each, measured), and the
+# environment guide measured 128 MiB promoted in ~2 s.
+MIN_PROMOTED = [0.9, 0.9, 0.9]
 
 c = heatcheck.new_check("hotset_promote")
 c.eq("exit status", c.rc(), 0)
