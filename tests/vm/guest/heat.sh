@@ -76,21 +76,46 @@ stop_hotset() {
   echo $? >hotset.rc
 }
 
+# soft_dirty_json: the soft-dirty pages of hotset's buffer (pid P), read
+# from /proc/P/pagemap (bit 55 of each 8-byte entry), as heat.json-style
+# {"hot": [{"start", "end"}]} ranges: the kernel mechanism itself, no tier.
+soft_dirty_json() {
+  base=$(sed -n '1s/.*"base":\([0-9]*\).*/\1/p' hotset.out)
+  size=$(sed -n '1s/.*"size":\([0-9]*\).*/\1/p' hotset.out)
+  dd if="/proc/$P/pagemap" bs=8 skip=$((base / 4096)) count=$((size / 4096)) 2>/dev/null |
+    od -An -v -tx8 -w8 |
+    awk -v base="$base" '
+      # bit 55 is the top bit of the third hex digit (bits 52-55)
+      { d = index("89abcdef", substr($1, 3, 1)) > 0 }
+      d && !run { run = 1; s = NR - 1 }
+      !d && run { run = 0; out = out sep range(s, NR - 1); sep = "," }
+      function range(a, b) { return sprintf("{\"start\":%.0f,\"end\":%.0f}", base + a * 4096, base + b * 4096) }
+      END { if (run) out = out sep range(s, NR); printf "{\"pages\":%d,\"hot\":[%s]}\n", NR, out }'
+}
+
 # observe SECONDS SOURCE HOTSET_ARGS...: the body of the heat scenarios.
-# hotset runs (its accesses warm up for 2 s), then for SECONDS either
-# `tierctl heat --source SOURCE` watches it or, with SOURCE "none", nothing
-# does; /proc/vmstat around that, numa_maps after, then hotset is stopped.
+# hotset runs (its accesses warm up for 2 s), then for SECONDS:
+#   none        nothing watches it;
+#   pagemap-sd  the kernel's soft-dirty bits are cleared (clear_refs 4) and
+#               read back from pagemap afterwards (no tier: the mechanism);
+#   SOURCE      `tierctl heat --source SOURCE` watches it;
+# with /proc/vmstat around that and numa_maps after; then hotset is stopped.
 observe() {
   secs=$1 src=$2; shift 2
   start_hotset "$@"
   sleep 2
   cp /proc/vmstat vmstat.before
-  if [ "$src" = none ]; then
-    sleep "$secs"
-  else
-    tierctl heat --pid "$P" --source "$src" --duration "$secs" --json >heat.json 2>heat.err
-    echo $? >heat.rc
-  fi
+  case $src in
+    none) sleep "$secs" ;;
+    pagemap-sd)
+      echo 4 >"/proc/$P/clear_refs"
+      sleep "$secs"
+      soft_dirty_json >heat.json
+      echo $? >heat.rc ;;
+    *)
+      tierctl heat --pid "$P" --source "$src" --duration "$secs" --json >heat.json 2>heat.err
+      echo $? >heat.rc ;;
+  esac
   cp /proc/vmstat vmstat.after
   cp "/proc/$P/numa_maps" numa_maps.after
   stop_hotset

@@ -165,10 +165,11 @@ def score(c, doc, truth_doc, phase=0):
     both = len(reported & hot)
     precision = both / len(reported) if reported else 0.0
     recall = both / len(hot) if hot else 0.0
+    tool = "; %s samples, %s drops, granule %s" % (
+        doc.get("samples"), doc.get("drops"), doc.get("granule_bytes")) if "samples" in doc else ""
     c.note("precision %.3f recall %.3f (%d pages reported in the buffer, %d hot, %d both; "
-           "%d reported outside; %s samples, %s drops, granule %s)" % (
-               precision, recall, len(reported), len(hot), both, outside, doc.get("samples"),
-               doc.get("drops"), doc.get("granule_bytes")))
+           "%d reported outside%s)" % (precision, recall, len(reported), len(hot), both, outside,
+                                       tool))
     return precision, recall
 
 
