@@ -28,8 +28,10 @@ restore_knobs() {
   while read -r path value; do echo "$path $(cat "$path")"; done <knobs.saved >knobs.restored
 }
 
-# heat_cleanup: the EXIT trap. Stops what is left running, restores knobs.
+# heat_cleanup: the EXIT trap. Stops what is left running (a kdamond
+# first: nr_kdamonds cannot change while one runs), restores knobs.
 heat_cleanup() {
+  damon_stop
   for j in $(jobs -p); do kill "$j" 2>/dev/null; done
   wait 2>/dev/null
   restore_knobs
@@ -93,11 +95,58 @@ soft_dirty_json() {
       END { if (run) out = out sep range(s, NR); printf "{\"pages\":%d,\"hot\":[%s]}\n", NR, out }'
 }
 
+DAMON=/sys/kernel/mm/damon/admin/kdamonds
+
+# damon_start PID: one kdamond monitoring PID's virtual address space (the
+# default intervals: 5 ms samples, 100 ms aggregation) with a "stat" scheme
+# that matches every region accessed at least once per aggregation. Every
+# access_pattern bound is set: they all start at 0, and a scheme with a
+# 0 maximum matches nothing.
+damon_start() {
+  knob_set $DAMON/nr_kdamonds 1
+  echo 1 >$DAMON/0/contexts/nr_contexts
+  ctx=$DAMON/0/contexts/0
+  echo vaddr >$ctx/operations
+  echo 1 >$ctx/targets/nr_targets
+  echo "$1" >$ctx/targets/0/pid_target
+  echo 1 >$ctx/schemes/nr_schemes
+  echo stat >$ctx/schemes/0/action
+  ap=$ctx/schemes/0/access_pattern
+  echo 0 >$ap/sz/min
+  echo 18446744073709551615 >$ap/sz/max
+  echo 1 >$ap/nr_accesses/min
+  echo 4294967295 >$ap/nr_accesses/max
+  echo 0 >$ap/age/min
+  echo 4294967295 >$ap/age/max
+  echo on >$DAMON/0/state
+}
+
+# damon_stop: switch the kdamond of damon_start off, if one runs.
+damon_stop() {
+  if [ "$(cat $DAMON/0/state 2>/dev/null)" = on ]; then echo off >$DAMON/0/state; fi
+}
+
+# damon_json: the scheme's tried regions (accessed at least once in the
+# last aggregation) as heat.json-style {"hot": [{"start", "end"}]}, in one
+# awk (a cat per file would cost a fork each under TCG).
+damon_json() {
+  echo update_schemes_tried_regions >$DAMON/0/state || return 1
+  t=$DAMON/0/contexts/0/schemes/0/tried_regions
+  # shellcheck disable=SC2086 # the globs expand to one file per region
+  awk '{ n = split(FILENAME, p, "/"); v[p[n - 1], p[n]] = $1; r[p[n - 1]] = 1 }
+       END { for (i in r) { out = out sep sprintf("{\"start\":%s,\"end\":%s,\"nr_accesses\":%s}",
+                                                  v[i, "start"], v[i, "end"], v[i, "nr_accesses"])
+                            sep = "," }
+             printf "{\"hot\":[%s]}\n", out }' \
+    $t/[0-9]*/start $t/[0-9]*/end $t/[0-9]*/nr_accesses 2>/dev/null
+}
+
 # observe SECONDS SOURCE HOTSET_ARGS...: the body of the heat scenarios.
 # hotset runs (its accesses warm up for 2 s), then for SECONDS:
 #   none        nothing watches it;
 #   pagemap-sd  the kernel's soft-dirty bits are cleared (clear_refs 4) and
 #               read back from pagemap afterwards (no tier: the mechanism);
+#   damon-sysfs a kdamond monitors it through DAMON's sysfs (no tier);
 #   SOURCE      `tierctl heat --source SOURCE` watches it;
 # with /proc/vmstat around that and numa_maps after; then hotset is stopped.
 observe() {
@@ -112,6 +161,12 @@ observe() {
       sleep "$secs"
       soft_dirty_json >heat.json
       echo $? >heat.rc ;;
+    damon-sysfs)
+      damon_start "$P"
+      sleep "$secs"
+      damon_json >heat.json
+      echo $? >heat.rc
+      damon_stop ;;
     *)
       tierctl heat --pid "$P" --source "$src" --duration "$secs" --json >heat.json 2>heat.err
       echo $? >heat.rc ;;
