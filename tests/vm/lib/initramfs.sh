@@ -75,7 +75,12 @@ build_initramfs() {
 
   install -m 0755 "$VM_DIR/guest/init" "$root/init"
   install -m 0755 "$VM_DIR/guest/facts.sh" "$root/vm/facts.sh"
-  install -m 0644 "$VM_DIR/guest/touch.sh" "$root/vm/touch.sh"
+  # The helpers scenarios source (touch.sh, heat.sh, ...): every guest/*.sh
+  # but facts.sh, which runs on its own above.
+  local helper
+  for helper in "$VM_DIR"/guest/*.sh; do
+    [[ $helper == */facts.sh ]] || install -m 0644 "$helper" "$root/vm/${helper##*/}"
+  done
   if [[ -f $VM_DIR/modes/$mode.setup.sh ]]; then
     install -m 0755 "$VM_DIR/modes/$mode.setup.sh" "$root/vm/setup.sh"
   else

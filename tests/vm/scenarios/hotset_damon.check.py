@@ -1,0 +1,28 @@
+#!/usr/bin/python3
+"""hotset_damon: DAMON vaddr monitoring (through its sysfs, no tier) against
+hotset's truth: after 10 s, the regions DAMON saw accessed in its last
+aggregation cover the 32 MiB hot set (256 MiB on node 2): recall >= 0.8
+(heat_damon's threshold), precision printed. The kdamond is switched off
+and nr_kdamonds restored (with the other knobs); hotset's buffer stayed on
+node 2 and verifies."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import heatcheck  # noqa: E402
+
+MIB = 1 << 20
+SIZE, HOT = 256 * MIB, 32 * MIB
+
+c = heatcheck.new_check("hotset_damon")
+c.eq("exit status", c.rc(), 0)
+ready, done = heatcheck.check_hotset(c, SIZE, HOT, {"2": SIZE // heatcheck.PAGE})
+truth = heatcheck.truth(c, ready, 1)
+c.eq("DAMON read exit status", c.file("heat.rc").strip(), "0")
+doc = c.json_output("heat.json")
+if isinstance(doc, dict) and truth is not None:
+    c.note("%d regions" % len(doc.get("hot", [])))
+    precision, recall = heatcheck.score(c, doc, truth)
+    heatcheck.at_least(c, "recall of DAMON's accessed regions", recall, 0.8)
+heatcheck.knobs_restored(c)
+c.finish()

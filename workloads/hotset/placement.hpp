@@ -1,0 +1,36 @@
+// Placing hotset's buffer: split it into regions (the cold part on --node,
+// the first hot set evenly over --hot-nodes), give each region its memory
+// policy and first-touch it with the page pattern, so every page exists on
+// its node before the ready line. Also the residency query (move_pages
+// without targets: the kernel's own answer to "which node is this page on").
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "options.hpp"
+
+namespace hotset {
+
+struct Region {
+  std::size_t offset = 0;  // bytes from the buffer's start
+  std::size_t length = 0;
+  int node = 0;
+};
+
+// The regions of o's layout, in address order, covering the whole buffer.
+std::vector<Region> plan_regions(const Options& o);
+
+// Applies o.policy to each region and fills it. Returns how the policy was
+// set ("mbind", or "set_mempolicy" when mbind rejected MPOL_F_NUMA_BALANCING);
+// on failure prints why and returns an empty string.
+std::string place_and_fill(char* base, const Options& o, const std::vector<Region>& regions);
+
+// {node: pages} of [base, base + length); errors count under -1000 - errno.
+std::map<int, std::size_t> residency(char* base, std::size_t length);
+
+std::string residency_json(const std::map<int, std::size_t>& nodes);
+
+}  // namespace hotset
