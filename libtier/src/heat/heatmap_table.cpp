@@ -1,0 +1,82 @@
+// GranuleTable (heatmap_table.hpp): linear probing with Fibonacci hashing.
+// Granule indices of one address space are mostly consecutive; the
+// multiplicative hash spreads such runs over the whole table.
+#include "heat/heatmap_table.hpp"
+
+#include <bit>
+#include <cmath>
+#include <stdexcept>
+
+namespace tier::heat::detail {
+
+GranuleTable::GranuleTable(std::size_t capacity)
+    : slots_(capacity, Slot{kEmpty, 0.0}),
+      mask_(capacity - 1),
+      hash_shift_(64 - static_cast<unsigned>(std::countr_zero(capacity))) {
+  if (capacity < kMinCapacity || !std::has_single_bit(capacity))
+    throw std::invalid_argument("GranuleTable capacity must be a power of two >= 16");
+}
+
+std::size_t GranuleTable::home(std::uint64_t key) const {
+  return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> hash_shift_);
+}
+
+bool GranuleTable::try_add(std::uint64_t key, double score) {
+  std::size_t i = home(key);
+  while (slots_[i].key != kEmpty) {
+    if (slots_[i].key == key) {
+      slots_[i].score += score;
+      return true;
+    }
+    i = next(i);
+  }
+  if (size_ + 1 > max_size(capacity())) return false;
+  slots_[i] = Slot{key, score};
+  ++size_;
+  return true;
+}
+
+double GranuleTable::find(std::uint64_t key) const {
+  for (std::size_t i = home(key); slots_[i].key != kEmpty; i = next(i))
+    if (slots_[i].key == key) return slots_[i].score;
+  return 0.0;
+}
+
+void GranuleTable::erase_at(std::size_t hole) {
+  for (std::size_t j = next(hole); slots_[j].key != kEmpty; j = next(j)) {
+    // The member at j may fill the hole unless its home lies cyclically in
+    // (hole, j]: then moving it before its home would make it unreachable.
+    const std::size_t h = home(slots_[j].key);
+    const bool home_after_hole = hole <= j ? (hole < h && h <= j) : (hole < h || h <= j);
+    if (home_after_hole) continue;
+    slots_[hole] = slots_[j];
+    hole = j;
+  }
+  slots_[hole] = Slot{kEmpty, 0.0};
+  --size_;
+}
+
+void GranuleTable::scale_and_drop(double factor, double forget_below) {
+  if (size_ == 0) return;
+  // Start right after an empty slot (one exists: load <= 3/4) and go once
+  // around. Backward shifts only move not-yet-visited members into the
+  // current or later positions of the same cluster, and no cluster crosses
+  // the starting empty slot, so each member is scaled exactly once.
+  std::size_t start = 0;
+  while (slots_[start].key != kEmpty) ++start;
+  std::size_t i = next(start);
+  for (std::size_t visited = 0; visited < capacity() - 1;) {
+    Slot& slot = slots_[i];
+    if (slot.key != kEmpty) {
+      slot.score *= factor;
+      if (!(slot.score > 0.0) || slot.score < forget_below) {
+        erase_at(i);
+        continue;  // slot i now holds an unvisited member (or is empty)
+      }
+    }
+    i = next(i);
+    ++visited;
+  }
+}
+
+}  // namespace tier::heat::detail

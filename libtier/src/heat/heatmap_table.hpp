@@ -1,0 +1,71 @@
+// GranuleTable: the HeatMap's storage, an open-addressing (linear probing)
+// hash table from granule index to score.
+//
+// Contract:
+//  - Every slot is 16 bytes and the slot array is the only heap memory, so
+//    bytes_for(capacity()) is exactly what the table holds; the HeatMap's
+//    memory budget is enforced on that figure.
+//  - Capacity is a power of two >= kMinCapacity; at most max_size(capacity)
+//    keys (3/4 load) so a probe always ends at an empty slot.
+//  - try_add() never allocates: it returns false when the key is absent and
+//    the table is full, and the caller (the HeatMap) decides whether to grow
+//    or coarsen.
+//  - scale_and_drop() multiplies every score in place and deletes the ones
+//    below a threshold with backward-shift deletion (no tombstones, no second
+//    table), visiting every entry exactly once.
+//  - Key ~0 is reserved for empty slots; granule indices are addr >> shift
+//    with shift >= 1, so they never reach it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace tier::heat::detail {
+
+class GranuleTable {
+ public:
+  struct Slot {
+    std::uint64_t key;
+    double score;
+  };
+  static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
+  static constexpr std::size_t kMinCapacity = 16;
+
+  explicit GranuleTable(std::size_t capacity);
+
+  static constexpr std::size_t bytes_for(std::size_t capacity) { return capacity * sizeof(Slot); }
+  static constexpr std::size_t max_size(std::size_t capacity) { return capacity / 4 * 3; }
+
+  std::size_t size() const { return size_; }
+  std::size_t capacity() const { return slots_.size(); }
+
+  /// Adds `score` to `key` (inserting it at `score`); false when `key` is
+  /// absent and there is no room for it.
+  bool try_add(std::uint64_t key, double score);
+  /// The key's score, 0 when absent.
+  double find(std::uint64_t key) const;
+  /// score *= factor for every key; keys whose score ends below `forget_below`
+  /// (or at 0) are deleted.
+  void scale_and_drop(double factor, double forget_below);
+
+  template <typename F>
+  void for_each(F&& f) const {
+    for (const Slot& slot : slots_)
+      if (slot.key != kEmpty) f(slot.key, slot.score);
+  }
+
+ private:
+  std::size_t home(std::uint64_t key) const;
+  std::size_t next(std::size_t i) const { return (i + 1) & mask_; }
+  /// Empties slot `hole` and shifts later members of its probe cluster back
+  /// so every key stays reachable from its home slot.
+  void erase_at(std::size_t hole);
+
+  std::vector<Slot> slots_;
+  std::size_t mask_;
+  unsigned hash_shift_;
+  std::size_t size_ = 0;
+};
+
+}  // namespace tier::heat::detail
