@@ -66,18 +66,12 @@ HeatMap::Impl::Impl(HeatMapConfig c)
     throw std::invalid_argument("HeatMap budget of " + std::to_string(budget) +
                                 " bytes is below the smallest map (" +
                                 std::to_string(memory_bytes()) + " bytes)");
+  fit_budget();
 }
 
 std::size_t HeatMap::Impl::memory_bytes() const {
   return sizeof(Impl) + detail::GranuleTable::bytes_for(table.capacity()) +
          tracked.capacity() * sizeof(AddressRange);
-}
-
-std::size_t HeatMap::Impl::capacity_within_budget() const {
-  const std::size_t fixed = memory_bytes() - detail::GranuleTable::bytes_for(table.capacity());
-  std::size_t capacity = detail::GranuleTable::kMinCapacity;
-  while (fixed + detail::GranuleTable::bytes_for(capacity * 2) <= budget) capacity *= 2;
-  return capacity;
 }
 
 void HeatMap::Impl::rebuild(unsigned new_shift, std::size_t capacity) {
@@ -90,7 +84,7 @@ void HeatMap::Impl::rebuild(unsigned new_shift, std::size_t capacity) {
 
 void HeatMap::Impl::make_room() {
   const std::size_t capacity = table.capacity();
-  if (capacity < capacity_within_budget()) {
+  if (capacity < max_capacity) {
     rebuild(shift, capacity * 2);
     return;
   }
@@ -100,7 +94,10 @@ void HeatMap::Impl::make_room() {
 }
 
 void HeatMap::Impl::fit_budget() {
-  const std::size_t capacity = capacity_within_budget();
+  const std::size_t fixed = memory_bytes() - detail::GranuleTable::bytes_for(table.capacity());
+  std::size_t capacity = detail::GranuleTable::kMinCapacity;
+  while (fixed + detail::GranuleTable::bytes_for(capacity * 2) <= budget) capacity *= 2;
+  max_capacity = capacity;
   if (table.capacity() <= capacity) return;
   while (table.size() > detail::GranuleTable::max_size(capacity))
     rebuild(shift + 1, table.capacity());
@@ -132,10 +129,14 @@ void HeatMap::add(std::uint64_t addr, std::uint64_t length, double weight) {
   // Inclusive last byte, so a region reaching the top of the address space
   // needs no 2^64; what lies beyond it is cut off.
   const std::uint64_t last = length <= 1 ? addr : addr + std::min(length - 1, kMaxAddr - addr);
+  if ((addr >> m.shift) == (last >> m.shift)) {  // the common case: one granule
+    m.credit(addr, weight);
+    return;
+  }
   const double bytes = static_cast<double>(last - addr) + 1.0;
   // Bound the cost of one sample: a region spanning more granules than the
   // budget can hold would coarsen the map anyway, so do it once up front.
-  const std::size_t most = detail::GranuleTable::max_size(m.capacity_within_budget());
+  const std::size_t most = detail::GranuleTable::max_size(m.max_capacity);
   unsigned target = m.shift;
   while ((last >> target) - (addr >> target) >= most) ++target;
   if (target != m.shift) m.rebuild(target, m.table.capacity());

@@ -48,11 +48,12 @@ struct HeatMap::Impl {
   /// Rebuilds the table at `new_shift` (>= shift: neighbours merge, scores
   /// add) with `capacity` slots; the entries must fit.
   void rebuild(unsigned new_shift, std::size_t capacity);
-  /// Largest table capacity whose memory_bytes() stays within the budget.
-  std::size_t capacity_within_budget() const;
-  /// Coarsens and shrinks until memory_bytes() fits the budget again (after
-  /// the tracked-range list grew).
+  /// Recomputes max_capacity, then coarsens and shrinks the table until
+  /// memory_bytes() fits the budget again (the tracked-range list counts).
   void fit_budget();
+  /// Largest table capacity whose memory_bytes() stays within the budget
+  /// (cached: the per-sample path reads it).
+  std::size_t max_capacity = detail::GranuleTable::kMinCapacity;
 
   /// The scored granules sorted by key (scratch for the queries).
   std::vector<detail::GranuleTable::Slot> sorted_entries() const;

@@ -1,6 +1,6 @@
-// GranuleTable (heatmap_table.hpp): linear probing with Fibonacci hashing.
-// Granule indices of one address space are mostly consecutive; the
-// multiplicative hash spreads such runs over the whole table.
+// GranuleTable (heatmap_table.hpp): construction and the in-place deletion
+// behind the per-epoch decay pass (the per-sample operations are inline in
+// the header).
 #include "heat/heatmap_table.hpp"
 
 #include <bit>
@@ -15,31 +15,6 @@ GranuleTable::GranuleTable(std::size_t capacity)
       hash_shift_(64 - static_cast<unsigned>(std::countr_zero(capacity))) {
   if (capacity < kMinCapacity || !std::has_single_bit(capacity))
     throw std::invalid_argument("GranuleTable capacity must be a power of two >= 16");
-}
-
-std::size_t GranuleTable::home(std::uint64_t key) const {
-  return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> hash_shift_);
-}
-
-bool GranuleTable::try_add(std::uint64_t key, double score) {
-  std::size_t i = home(key);
-  while (slots_[i].key != kEmpty) {
-    if (slots_[i].key == key) {
-      slots_[i].score += score;
-      return true;
-    }
-    i = next(i);
-  }
-  if (size_ + 1 > max_size(capacity())) return false;
-  slots_[i] = Slot{key, score};
-  ++size_;
-  return true;
-}
-
-double GranuleTable::find(std::uint64_t key) const {
-  for (std::size_t i = home(key); slots_[i].key != kEmpty; i = next(i))
-    if (slots_[i].key == key) return slots_[i].score;
-  return 0.0;
 }
 
 void GranuleTable::erase_at(std::size_t hole) {

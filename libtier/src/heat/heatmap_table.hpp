@@ -1,5 +1,6 @@
 // GranuleTable: the HeatMap's storage, an open-addressing (linear probing)
-// hash table from granule index to score.
+// hash table from granule index to score. The per-sample operations are
+// inline: the HeatMap calls them once per sample.
 //
 // Contract:
 //  - Every slot is 16 bytes and the slot array is the only heap memory, so
@@ -42,9 +43,25 @@ class GranuleTable {
 
   /// Adds `score` to `key` (inserting it at `score`); false when `key` is
   /// absent and there is no room for it.
-  bool try_add(std::uint64_t key, double score);
+  bool try_add(std::uint64_t key, double score) {
+    std::size_t i = home(key);
+    for (; slots_[i].key != kEmpty; i = next(i)) {
+      if (slots_[i].key == key) {
+        slots_[i].score += score;
+        return true;
+      }
+    }
+    if (size_ + 1 > max_size(capacity())) return false;
+    slots_[i] = Slot{key, score};
+    ++size_;
+    return true;
+  }
   /// The key's score, 0 when absent.
-  double find(std::uint64_t key) const;
+  double find(std::uint64_t key) const {
+    for (std::size_t i = home(key); slots_[i].key != kEmpty; i = next(i))
+      if (slots_[i].key == key) return slots_[i].score;
+    return 0.0;
+  }
   /// score *= factor for every key; keys whose score ends below `forget_below`
   /// (or at 0) are deleted.
   void scale_and_drop(double factor, double forget_below);
@@ -56,7 +73,11 @@ class GranuleTable {
   }
 
  private:
-  std::size_t home(std::uint64_t key) const;
+  // Fibonacci hashing: granule indices of one address space are mostly
+  // consecutive; the multiplication spreads such runs over the whole table.
+  std::size_t home(std::uint64_t key) const {
+    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> hash_shift_);
+  }
   std::size_t next(std::size_t i) const { return (i + 1) & mask_; }
   /// Empties slot `hole` and shifts later members of its probe cluster back
   /// so every key stays reachable from its home slot.
