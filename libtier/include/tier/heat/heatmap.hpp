@@ -4,7 +4,9 @@
 // Contract:
 //  - add() credits `weight` accesses to the granule(s) covering
 //    [addr, addr + max(length, 1)); a region sample spreads its weight evenly
-//    over the granules it covers.
+//    over the bytes it covers (equal shares for the granules of a
+//    granule-aligned region; a region running past 2^64 - 1 is cut there).
+//    Weights that are not positive and finite are ignored.
 //  - end_epoch() multiplies every score by `decay` (exponential decay per
 //    epoch); scores that fall below `forget_below` are dropped.
 //  - Memory stays within budget_bytes() = max(min_budget_bytes,
@@ -13,7 +15,11 @@
 //    coarsen. granule_bytes() tells the current resolution.
 //  - hottest(k) / coldest(k) return ranges of adjacent granules with their
 //    scores (coldest considers the tracked ranges, so never-touched memory is
-//    the coldest, score 0).
+//    the coldest, score 0). A range ending at the top of the address space
+//    ends at 2^64 - 1 (HeatRange::end cannot hold 2^64).
+//  - The constructor throws std::invalid_argument for a config it cannot
+//    honour (decay outside (0, 1], min_granule_shift outside [1, 62], a
+//    budget below the smallest map). Design notes: docs/heatmap.md.
 #pragma once
 
 #include <cstddef>
@@ -23,12 +29,12 @@
 namespace tier::heat {
 
 struct HeatMapConfig {
-  double decay = 0.5;                // score multiplier per epoch, in (0, 1]
-  double forget_below = 1e-3;        // scores below this are dropped at end_epoch()
-  std::uint64_t tracked_bytes = 0;   // memory the map stands for (sets the budget)
-  double memory_fraction = 0.001;    // budget = fraction x tracked_bytes ...
+  double decay = 0.5;               // score multiplier per epoch, in (0, 1]
+  double forget_below = 1e-3;       // scores below this are dropped at end_epoch()
+  std::uint64_t tracked_bytes = 0;  // memory the map stands for (sets the budget)
+  double memory_fraction = 0.001;   // budget = fraction x tracked_bytes ...
   std::size_t min_budget_bytes = std::size_t{64} << 10;  // ... but never below this
-  unsigned min_granule_shift = 12;   // finest resolution: 4 KiB pages
+  unsigned min_granule_shift = 12;                       // finest resolution: 4 KiB pages
 };
 
 struct AddressRange {
@@ -88,13 +94,13 @@ class HeatMap {
 class CrossNumaMatrix {
  public:
   void add(int cpu_node, int memory_node, double weight);
-  double local() const;   // weight where cpu_node == memory_node
-  double remote() const;  // weight where they differ
-  double local_share() const;   // local / (local + remote), 0 when empty
+  double local() const;        // weight where cpu_node == memory_node
+  double remote() const;       // weight where they differ
+  double local_share() const;  // local / (local + remote), 0 when empty
   double remote_share() const;
   /// Dense matrix over nodes 0..max seen: at(cpu_node, memory_node).
   double at(int cpu_node, int memory_node) const;
-  int max_node() const;  // -1 when empty
+  int max_node() const;              // -1 when empty
   std::uint64_t unresolved() const;  // samples whose CPU or memory node was unknown
   void add_unresolved(std::uint64_t n) { unresolved_ += n; }
 
