@@ -73,10 +73,14 @@ class GranuleTable {
   }
 
  private:
-  // Fibonacci hashing: granule indices of one address space are mostly
-  // consecutive; the multiplication spreads such runs over the whole table.
+  // Blocks of kBlock consecutive granules keep their order in the table (a
+  // region sample or a sequential scan then touches one or two cache lines
+  // per block, not one per granule); Fibonacci hashing spreads the blocks.
+  static constexpr unsigned kBlockShift = 3;
   std::size_t home(std::uint64_t key) const {
-    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> hash_shift_);
+    const std::uint64_t hash = (key >> kBlockShift) * 0x9E3779B97F4A7C15ull;
+    const std::uint64_t block = (hash >> (hash_shift_ + kBlockShift)) << kBlockShift;
+    return static_cast<std::size_t>(block | (key & ((1u << kBlockShift) - 1)));
   }
   std::size_t next(std::size_t i) const { return (i + 1) & mask_; }
   /// Empties slot `hole` and shifts later members of its probe cluster back
