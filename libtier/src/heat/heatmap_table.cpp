@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 
 namespace tier::heat::detail {
 
@@ -31,7 +32,8 @@ void advise_huge_pages(void* data, std::size_t bytes) {
 GranuleTable::GranuleTable(std::size_t capacity)
     : mask_(capacity - 1), hash_shift_(64 - static_cast<unsigned>(std::countr_zero(capacity))) {
   if (capacity < kMinCapacity || !std::has_single_bit(capacity))
-    throw std::invalid_argument("GranuleTable capacity must be a power of two >= 16");
+    throw std::invalid_argument("GranuleTable capacity must be a power of two >= " +
+                                std::to_string(kMinCapacity));
   slots_.reserve(capacity);  // allocated, not yet touched
   advise_huge_pages(slots_.data(), bytes_for(capacity));
   slots_.assign(capacity, Slot{kEmpty, 0.0});
