@@ -34,7 +34,7 @@ void validate(const HeatMapConfig& c) {
 
 std::size_t budget_of(const HeatMapConfig& c) {
   const double share = static_cast<double>(c.tracked_bytes) * c.memory_fraction;
-  const double cap = static_cast<double>(std::numeric_limits<std::size_t>::max() / 2);
+  const double cap = static_cast<double>(std::numeric_limits<std::size_t>::max()) / 2;
   return std::max(c.min_budget_bytes, static_cast<std::size_t>(std::min(share, cap)));
 }
 

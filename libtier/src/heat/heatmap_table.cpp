@@ -20,11 +20,12 @@ namespace {
 /// and with 4 KiB pages nearly every probe would also miss the TLB. Advice
 /// only: with THP off it changes nothing, and a failure is harmless.
 void advise_huge_pages(void* data, std::size_t bytes) {
-  constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
-  const auto begin = reinterpret_cast<std::uintptr_t>(data);
-  const std::uintptr_t first = (begin + kHuge - 1) & ~(kHuge - 1);
-  const std::uintptr_t last = (begin + bytes) & ~(kHuge - 1);
-  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+  constexpr std::size_t kHuge = std::size_t{2} << 20;
+  const std::size_t misalign = reinterpret_cast<std::uintptr_t>(data) % kHuge;
+  const std::size_t lead = misalign == 0 ? 0 : kHuge - misalign;
+  if (bytes <= lead) return;
+  const std::size_t whole = (bytes - lead) / kHuge * kHuge;
+  if (whole > 0) madvise(static_cast<char*>(data) + lead, whole, MADV_HUGEPAGE);
 }
 
 }  // namespace
