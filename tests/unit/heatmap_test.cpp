@@ -194,6 +194,21 @@ TEST_F(HeatPattern, ColdestIgnoresScoresOutsideTheTrackedRanges) {
   for (const HeatRange& r : cold) EXPECT_LE(r.end, page(256));
 }
 
+// After coarsening, granules straddle the tracked range's start: runs are
+// clipped to the range, and the granule's whole score counts.
+TEST(HeatMap, ColdestClipsCoarseGranulesToTheTrackedRange) {
+  HeatMap map = small_map();  // 64 KiB budget: 2048 pages do not fit at 4 KiB
+  map.set_tracked_ranges({{page(1), page(3000)}});
+  for (std::uint64_t i = 0; i < 2048; ++i) map.add(page(i), 0, 1.0);
+  ASSERT_GT(map.granule_bytes(), kPage);
+  const double granules = static_cast<double>(2048 * kPage / map.granule_bytes());
+  auto cold = map.coldest(2);
+  ASSERT_EQ(cold.size(), 2u);
+  expect_range(cold[0], page(2048), page(3000), 0.0);
+  expect_range(cold[1], page(1), page(2048), 2048.0);
+  EXPECT_DOUBLE_EQ(cold[1].density, 2048.0 / granules);
+}
+
 TEST_F(HeatPattern, ZeroKAsksForNothing) {
   EXPECT_TRUE(map.hottest(0).empty());
   EXPECT_TRUE(map.coldest(0).empty());
