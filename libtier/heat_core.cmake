@@ -2,6 +2,10 @@
 # the collector (libtier/src/heat/). Included from libtier/CMakeLists.txt.
 target_sources(tier PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/heat/sample.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/heat/heatmap.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/heat/heatmap_table.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/heat/heatmap_queries.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/heat/cross_numa.cpp
 )
 target_sources(tier PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/heat/selection.cpp

@@ -4,7 +4,9 @@
 // Contract:
 //  - add() credits `weight` accesses to the granule(s) covering
 //    [addr, addr + max(length, 1)); a region sample spreads its weight evenly
-//    over the granules it covers.
+//    over the bytes it covers (equal shares for the granules of a
+//    granule-aligned region; a region running past 2^64 - 1 is cut there).
+//    Weights that are not positive and finite are ignored.
 //  - end_epoch() multiplies every score by `decay` (exponential decay per
 //    epoch); scores that fall below `forget_below` are dropped.
 //  - Memory stays within budget_bytes() = max(min_budget_bytes,
@@ -13,7 +15,11 @@
 //    coarsen. granule_bytes() tells the current resolution.
 //  - hottest(k) / coldest(k) return ranges of adjacent granules with their
 //    scores (coldest considers the tracked ranges, so never-touched memory is
-//    the coldest, score 0).
+//    the coldest, score 0). A range ending at the top of the address space
+//    ends at 2^64 - 1 (HeatRange::end cannot hold 2^64).
+//  - The constructor throws std::invalid_argument for a config it cannot
+//    honour (decay outside (0, 1], min_granule_shift outside [1, 62], a
+//    budget below the smallest map). Design notes: docs/heatmap.md.
 #pragma once
 
 #include <cstddef>
