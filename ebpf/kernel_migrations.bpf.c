@@ -56,15 +56,26 @@ static __always_inline void count(__u64 succeeded, __u64 failed, __u64 thp_succe
   c->succeeded_by_reason[slot & (TIER_MIGRATE_REASONS - 1)] += succeeded;
 }
 
+// args[n] as one load at a constant offset from the unmodified ctx pointer.
+// Plain C lets clang merge the branches above into a load from ctx + a
+// computed offset, which the verifier rejects ("dereference of modified ctx
+// ptr"); inline asm keeps each load where it is.
+#define read_arg(ctx, n)                                                         \
+  ({                                                                             \
+    __u64 value;                                                                 \
+    asm volatile("%0 = *(u64 *)(%1 + %2)" : "=r"(value) : "r"(ctx), "i"((n)*8)); \
+    value;                                                                       \
+  })
+
 SEC("raw_tp/mm_migrate_pages")
 int migrate_raw_tp(struct bpf_raw_tracepoint_args* ctx) {
   __u64 reason;
   if (reason_arg == 7)
-    reason = ctx->args[7];
+    reason = read_arg(ctx, 7);
   else if (reason_arg == 6)
-    reason = ctx->args[6];
+    reason = read_arg(ctx, 6);
   else
-    reason = ctx->args[5];  // pre-5.x prototypes without thp_split
+    reason = read_arg(ctx, 5);  // pre-5.x prototypes without thp_split
   count(ctx->args[0], ctx->args[1], ctx->args[2], ctx->args[3], (__u32)reason);
   return 0;
 }

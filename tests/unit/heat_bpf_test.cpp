@@ -1,0 +1,542 @@
+// Live tests of the eBPF heat programs (ebpf/page_fault.bpf.c, sched_node.bpf.c,
+// kernel_migrations.bpf.c) through their loaders in libtier/src/heat/bpf/.
+//
+// Forked children do the faulting, spinning and exiting, each held at a "go"
+// signal until the source tracks them, so every expected event falls inside
+// the tracked window: the tests assert exact page addresses, pids, kinds and
+// counter identities. Everything needs root (BPF); without it they skip.
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "test_support.hpp"
+#include "tier/cpulist.hpp"
+#include "tier/heat/bpf_sources.hpp"
+#include "tier/heat/sources.hpp"
+#include "tier/sysroot.hpp"
+
+namespace tier::heat {
+namespace {
+
+using namespace std::chrono_literals;
+
+const std::size_t kPage = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+
+#define SKIP_UNLESS_ROOT()                                                \
+  do {                                                                    \
+    if (geteuid() != 0) GTEST_SKIP() << "needs root: loads BPF programs"; \
+  } while (0)
+
+// The child's end of its two pipes.
+struct ChildPipes {
+  int go_fd;
+  int report_fd;
+
+  void wait_go() const {
+    char byte = 0;
+    while (read(go_fd, &byte, 1) < 0 && errno == EINTR) {
+    }
+  }
+  void report(std::uint64_t value) const {
+    if (write(report_fd, &value, sizeof value) != static_cast<ssize_t>(sizeof value)) _exit(3);
+  }
+};
+
+// A forked child running `body` (its return value is the exit status). The
+// parent releases it with go() and reads what it reports. Killed and reaped
+// on destruction if still there.
+class Child {
+ public:
+  explicit Child(const std::function<int(const ChildPipes&)>& body) {
+    int go[2], report[2];
+    if (pipe2(go, O_CLOEXEC) != 0 || pipe2(report, O_CLOEXEC) != 0)
+      throw std::runtime_error("pipe");
+    pid_ = fork();
+    if (pid_ < 0) throw std::runtime_error("fork");
+    if (pid_ == 0) {
+      close(go[1]);
+      close(report[0]);
+      _exit(body(ChildPipes{go[0], report[1]}));
+    }
+    close(go[0]);
+    close(report[1]);
+    go_fd_ = go[1];
+    report_fd_ = report[0];
+  }
+  ~Child() {
+    close(go_fd_);
+    close(report_fd_);
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+
+  pid_t pid() const { return pid_; }
+  void go() const {
+    char byte = 1;
+    if (write(go_fd_, &byte, 1) != 1) throw std::runtime_error("go: child gone");
+  }
+  std::uint64_t receive() const {
+    std::uint64_t value = 0;
+    ssize_t n = 0;
+    do {
+      n = read(report_fd_, &value, sizeof value);
+    } while (n < 0 && errno == EINTR);
+    if (n != static_cast<ssize_t>(sizeof value)) throw std::runtime_error("child sent nothing");
+    return value;
+  }
+  int wait() {
+    int status = 0;
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int go_fd_ = -1;
+  int report_fd_ = -1;
+};
+
+bool pin_to_cpu0() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(0, &set);
+  return sched_setaffinity(0, sizeof set, &set) == 0;
+}
+
+char* map_pages(std::size_t pages) {
+  void* area =
+      mmap(nullptr, pages * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (area == MAP_FAILED) return nullptr;
+  // One fault per base page, whatever the THP setting.
+  madvise(area, pages * kPage, MADV_NOHUGEPAGE);
+  return static_cast<char*>(area);
+}
+
+void write_pages(char* base, std::size_t pages) {
+  for (std::size_t i = 0; i < pages; ++i) static_cast<volatile char*>(base)[i * kPage] = 1;
+}
+
+struct ToucherOptions {
+  std::size_t pages = 256;
+  bool pin_cpu0 = false;
+  char* inherited = nullptr;  // write this (already present, shared COW) buffer instead
+};
+
+// Child body: map (or take) the buffer, report its address, wait for go,
+// write one byte per page, report done, exit.
+std::function<int(const ChildPipes&)> toucher(ToucherOptions options) {
+  return [options](const ChildPipes& pipes) {
+    if (options.pin_cpu0 && !pin_to_cpu0()) return 2;
+    char* buffer = options.inherited != nullptr ? options.inherited : map_pages(options.pages);
+    if (buffer == nullptr) return 2;
+    pipes.report(reinterpret_cast<std::uint64_t>(buffer));
+    pipes.wait_go();
+    write_pages(buffer, options.pages);
+    pipes.report(1);
+    return 0;
+  };
+}
+
+// The page addresses of [base, base + pages) among `samples`, with their kinds.
+std::map<std::uint64_t, std::vector<SampleKind>> buffer_hits(
+    const std::vector<AccessSample>& samples, std::uint64_t base, std::size_t pages) {
+  std::map<std::uint64_t, std::vector<SampleKind>> hits;
+  for (const AccessSample& sample : samples) {
+    if (sample.addr >= base && sample.addr < base + pages * kPage) {
+      hits[sample.addr & ~(kPage - 1)].push_back(sample.kind);
+    }
+  }
+  return hits;
+}
+
+SourceOptions options_with(std::uint32_t sample_every = 1, std::size_t ring_bytes = 4 << 20) {
+  SourceOptions options;
+  options.sample_every = sample_every;
+  options.ring_bytes = ring_bytes;
+  return options;
+}
+
+void expect_accounting_identity(const BpfFaultSource& source) {
+  BpfFaultCounters raw = source.raw_counters();
+  EXPECT_EQ(raw.seen, raw.sampled_out + raw.delivered + raw.dropped);
+  EXPECT_EQ(source.counters().samples, raw.delivered);
+  EXPECT_EQ(source.counters().drops, raw.dropped);
+}
+
+// ---- page faults: every hook of the chain --------------------------------
+
+class FaultHookTest : public ::testing::TestWithParam<FaultHook> {};
+
+TEST_P(FaultHookTest, EveryFirstTouchedPageArrivesWithPidTidAndCpu) {
+  SKIP_UNLESS_ROOT();
+  constexpr std::size_t kPages = 256;
+  Child child(toucher({.pages = kPages}));
+  const std::uint64_t base = child.receive();
+
+  BpfFaultSource source(options_with(), {GetParam()});
+  source.start({child.pid()});
+  EXPECT_EQ(source.attach_point(), to_string(GetParam()));
+  child.go();
+  ASSERT_EQ(child.receive(), 1u);
+  const pid_t pid = child.pid();
+  ASSERT_EQ(child.wait(), 0);  // its exit faults too: counters settle before the poll
+  std::vector<AccessSample> samples;
+  source.poll(samples);
+
+  auto hits = buffer_hits(samples, base, kPages);
+  EXPECT_EQ(hits.size(), kPages) << "pages of the buffer that arrived";
+  const auto cpus = static_cast<std::int32_t>(sysconf(_SC_NPROCESSORS_CONF));
+  for (std::size_t i = 0; i < kPages; ++i) {
+    auto it = hits.find(base + i * kPage);
+    ASSERT_NE(it, hits.end()) << "page " << i << " missing";
+    EXPECT_EQ(it->second, std::vector<SampleKind>{SampleKind::first_touch}) << "page " << i;
+  }
+  for (const AccessSample& sample : samples) {
+    EXPECT_EQ(sample.pid, static_cast<std::uint32_t>(pid));
+    EXPECT_EQ(sample.tid, static_cast<std::uint32_t>(pid));
+    EXPECT_GE(sample.cpu, 0);
+    EXPECT_LT(sample.cpu, cpus);
+    EXPECT_EQ(sample.node, -1);
+    EXPECT_GT(sample.time_ns, 0u);
+  }
+  BpfFaultCounters raw = source.raw_counters();
+  EXPECT_EQ(raw.sampled_out, 0u);
+  EXPECT_EQ(raw.dropped, 0u);
+  EXPECT_EQ(raw.delivered, samples.size());
+  expect_accounting_identity(source);
+  std::printf("%s: %zu samples, %zu buffer pages, seen %llu\n", to_string(GetParam()),
+              samples.size(), hits.size(), static_cast<unsigned long long>(raw.seen));
+}
+
+INSTANTIATE_TEST_SUITE_P(Hooks, FaultHookTest, ::testing::ValuesIn(all_fault_hooks()),
+                         [](const auto& p) { return test::test_name_from(to_string(p.param)); });
+
+// ---- page faults: filtering, sampling, kinds, overflow, exit --------------
+
+TEST(BpfFaultSource, UntrackedProcessFaultsAreNotDelivered) {
+  SKIP_UNLESS_ROOT();
+  constexpr std::size_t kPages = 128;
+  Child tracked(toucher({.pages = kPages}));
+  Child untracked(toucher({.pages = kPages}));
+  const std::uint64_t base = tracked.receive();
+  untracked.receive();
+
+  BpfFaultSource source(options_with());
+  source.start({tracked.pid()});
+  untracked.go();
+  ASSERT_EQ(untracked.receive(), 1u);
+  tracked.go();
+  ASSERT_EQ(tracked.receive(), 1u);
+  std::vector<AccessSample> samples;
+  source.poll(samples);
+
+  for (const AccessSample& sample : samples) {
+    ASSERT_EQ(sample.pid, static_cast<std::uint32_t>(tracked.pid()));
+  }
+  EXPECT_EQ(buffer_hits(samples, base, kPages).size(), kPages);
+}
+
+TEST(BpfFaultSource, OneInFourSamplingKeepsEveryFourthFaultPerCpu) {
+  SKIP_UNLESS_ROOT();
+  constexpr std::size_t kPages = 400;
+  // Pinned to one CPU, every tracked fault counts on the same per-CPU
+  // counter, which keeps its 1st, 5th, 9th ... fault: ceil(seen / 4) exactly.
+  Child child(toucher({.pages = kPages, .pin_cpu0 = true}));
+  const std::uint64_t base = child.receive();
+
+  BpfFaultSource source(options_with(4));
+  source.start({child.pid()});
+  child.go();
+  ASSERT_EQ(child.receive(), 1u);
+  ASSERT_EQ(child.wait(), 0);
+  std::vector<AccessSample> samples;
+  source.poll(samples);
+
+  BpfFaultCounters raw = source.raw_counters();
+  ASSERT_GE(raw.seen, kPages);
+  EXPECT_EQ(raw.delivered + raw.dropped, (raw.seen + 3) / 4);
+  EXPECT_EQ(raw.dropped, 0u);
+  // The buffer's faults are kPages consecutive counter values, give or take
+  // the (seen - kPages) other faults of the child that may fall among them.
+  const auto hits = static_cast<long>(buffer_hits(samples, base, kPages).size());
+  const auto slack = 1 + static_cast<long>(raw.seen - kPages);
+  EXPECT_LE(std::abs(hits - static_cast<long>(kPages / 4)), slack) << "buffer samples " << hits;
+  for (const AccessSample& sample : samples) EXPECT_EQ(sample.cpu, 0);
+  expect_accounting_identity(source);
+  std::printf("seen %llu, delivered %llu, sampled out %llu, buffer samples %ld of %zu pages\n",
+              static_cast<unsigned long long>(raw.seen),
+              static_cast<unsigned long long>(raw.delivered),
+              static_cast<unsigned long long>(raw.sampled_out), hits, kPages);
+}
+
+TEST(BpfFaultSource, CopyOnWriteOfPresentPagesIsAHintFault) {
+  SKIP_UNLESS_ROOT();
+  constexpr std::size_t kPages = 128;
+  char* buffer = map_pages(kPages);
+  ASSERT_NE(buffer, nullptr);
+  write_pages(buffer, kPages);  // present in the parent; fork write-protects them
+  {
+    Child child(toucher({.pages = kPages, .inherited = buffer}));
+    const std::uint64_t base = child.receive();
+    ASSERT_EQ(base, reinterpret_cast<std::uint64_t>(buffer));
+
+    BpfFaultSource source(options_with());
+    source.start({child.pid()});
+    child.go();
+    ASSERT_EQ(child.receive(), 1u);
+    std::vector<AccessSample> samples;
+    source.poll(samples);
+
+    auto hits = buffer_hits(samples, base, kPages);
+    EXPECT_EQ(hits.size(), kPages);
+    for (const auto& [addr, kinds] : hits) {
+      EXPECT_EQ(kinds, std::vector<SampleKind>{SampleKind::hint_fault}) << std::hex << addr;
+    }
+  }
+  munmap(buffer, kPages * kPage);
+}
+
+TEST(BpfFaultSource, FullRingDropsAreCountedAndAccountingHolds) {
+  SKIP_UNLESS_ROOT();
+  constexpr std::size_t kPages = 2048;
+  Child child(toucher({.pages = kPages}));
+  const std::uint64_t base = child.receive();
+
+  BpfFaultSource source(options_with(1, 0));  // rounded up to one page
+  source.start({child.pid()});
+  child.go();  // no poll while the child faults
+  ASSERT_EQ(child.receive(), 1u);
+  ASSERT_EQ(child.wait(), 0);
+  std::vector<AccessSample> samples;
+  source.poll(samples);
+
+  BpfFaultCounters raw = source.raw_counters();
+  // A record takes 8 header + 32 data bytes; one page holds at most kPage / 40.
+  EXPECT_LE(raw.delivered, kPage / 40);
+  EXPECT_GT(raw.dropped, 0u);
+  EXPECT_GE(raw.seen, kPages);
+  EXPECT_EQ(samples.size(), raw.delivered);
+  EXPECT_LE(buffer_hits(samples, base, kPages).size(), raw.delivered);
+  expect_accounting_identity(source);
+  std::printf(
+      "seen %llu, delivered %llu, dropped %llu\n", static_cast<unsigned long long>(raw.seen),
+      static_cast<unsigned long long>(raw.delivered), static_cast<unsigned long long>(raw.dropped));
+}
+
+TEST(BpfFaultSource, PollReportsTheExitOfTheLastTrackedProcess) {
+  SKIP_UNLESS_ROOT();
+  Child child(toucher({.pages = 16}));
+  const std::uint64_t base = child.receive();
+  BpfFaultSource source(options_with());
+  source.start({child.pid()});
+  std::vector<AccessSample> samples;
+  EXPECT_TRUE(source.poll(samples).active);
+  child.go();
+  ASSERT_EQ(child.receive(), 1u);
+  // Not reaped on purpose: a zombie has exited too.
+  PollResult result;
+  for (int i = 0; i < 500 && result.active; ++i) {
+    result = source.poll(samples);
+    if (result.active) std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_FALSE(result.active);
+  EXPECT_EQ(result.stopped_reason, "process " + std::to_string(child.pid()) + " exited");
+  EXPECT_EQ(buffer_hits(samples, base, 16).size(), 16u)
+      << "the last faults are drained before reporting the exit";
+}
+
+TEST(BpfFaultSource, StartRefusesAProcessThatIsGone) {
+  Child child([](const ChildPipes&) { return 0; });
+  const pid_t gone = child.pid();
+  child.wait();
+  BpfFaultSource source(options_with());
+  try {
+    source.start({gone});
+    FAIL() << "start() accepted an exited process";
+  } catch (const SourceError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "process " + std::to_string(gone) + " does not exist or has exited");
+  }
+  EXPECT_EQ(source.attach_point(), "");
+}
+
+// ---- availability ---------------------------------------------------------
+
+TEST(BpfFaultAvailability, LiveRootLoadsAndNamesTheHook) {
+  SKIP_UNLESS_ROOT();
+  SourceAvailability availability = bpf_fault_availability(SysRoot("/"));
+  EXPECT_TRUE(availability.available) << availability.reason;
+  EXPECT_TRUE(availability.reason.starts_with("tp_btf/page_fault_user")) << availability.reason;
+  const bool balancing = SysRoot("/").read_int("/proc/sys/kernel/numa_balancing").value_or(0) != 0;
+  EXPECT_EQ(availability.reason.find("NUMA balancing is off") != std::string::npos, !balancing)
+      << availability.reason;
+  std::printf("availability: %s\n", availability.reason.c_str());
+}
+
+TEST(BpfFaultAvailability, GatheredTreeIsNotTheLiveKernel) {
+  test::TempDir tree;
+  SourceAvailability availability = bpf_fault_availability(SysRoot(tree.path()));
+  EXPECT_FALSE(availability.available);
+  EXPECT_EQ(availability.reason, "needs the live kernel (reading a gathered tree)");
+}
+
+TEST(BpfFaultAvailability, UnprivilegedUserIsToldToRunAsRoot) {
+  SKIP_UNLESS_ROOT();  // to become someone else
+  Child child([](const ChildPipes& pipes) {
+    if (setresgid(65534, 65534, 65534) != 0 || setresuid(65534, 65534, 65534) != 0) return 2;
+    SourceAvailability availability = bpf_fault_availability(SysRoot("/"));
+    pipes.report(availability.available ? 1 : 0);
+    pipes.report(availability.reason == "BPF not permitted: run as root (or with CAP_BPF)" ? 1 : 0);
+    return 0;
+  });
+  EXPECT_EQ(child.receive(), 0u) << "available to nobody";
+  EXPECT_EQ(child.receive(), 1u) << "reason";
+  EXPECT_EQ(child.wait(), 0);
+}
+
+// ---- run time per node ----------------------------------------------------
+
+std::vector<int> live_cpu_node() {
+  SysRoot root("/");
+  std::vector<int> cpu_node;
+  for (unsigned node : numbered_entries(root, "/sys/devices/system/node", "node")) {
+    auto text = root.read("/sys/devices/system/node/node" + std::to_string(node) + "/cpulist");
+    auto cpus = text ? CpuList::parse(*text) : std::nullopt;
+    if (!cpus) continue;
+    for (unsigned cpu : cpus->ids()) {
+      if (cpu >= cpu_node.size()) cpu_node.resize(cpu + 1, -1);
+      cpu_node[cpu] = static_cast<int>(node);
+    }
+  }
+  return cpu_node;
+}
+
+std::uint64_t thread_cpu_ns() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<std::uint64_t>(now.tv_sec) * 1'000'000'000u +
+         static_cast<std::uint64_t>(now.tv_nsec);
+}
+
+class RunTimeHookTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RunTimeHookTest, PinnedSpinnerIsCreditedToItsCpusNode) {
+  SKIP_UNLESS_ROOT();
+  const std::vector<int> cpu_node = live_cpu_node();
+  ASSERT_FALSE(cpu_node.empty());
+  ASSERT_GE(cpu_node[0], 0) << "CPU 0 has no node";
+  // Spins for 300 ms of its own CPU time (not wall time: the build machine is
+  // shared, so wall time would say little about time on the CPU).
+  Child child([](const ChildPipes& pipes) {
+    if (!pin_to_cpu0()) return 2;
+    pipes.report(0);
+    pipes.wait_go();
+    const std::uint64_t start = thread_cpu_ns();
+    while (thread_cpu_ns() - start < 300'000'000u) {
+    }
+    return 0;
+  });
+  child.receive();
+  const pid_t pid = child.pid();
+  BpfRunTimeTracker tracker;
+  tracker.start({pid}, cpu_node, {GetParam()});
+  EXPECT_EQ(tracker.attach_point(), GetParam());
+  const auto begin = std::chrono::steady_clock::now();
+  child.go();
+  ASSERT_EQ(child.wait(), 0);
+  const auto wall = std::chrono::steady_clock::now() - begin;
+
+  auto times = tracker.read();
+  ASSERT_EQ(times.size(), 1u);
+  const auto& by_node = times.at(pid);
+  ASSERT_EQ(by_node.size(), 1u) << "one CPU, one node";
+  const std::uint64_t ns = by_node.at(cpu_node[0]);
+  EXPECT_GE(ns, 300'000'000u);
+  EXPECT_LE(ns, static_cast<std::uint64_t>(std::chrono::nanoseconds(wall).count()));
+  std::printf("%s: node %d %.1f ms on CPU (wall %.1f ms)\n", GetParam().c_str(), cpu_node[0],
+              static_cast<double>(ns) / 1e6,
+              static_cast<double>(std::chrono::nanoseconds(wall).count()) / 1e6);
+}
+
+INSTANTIATE_TEST_SUITE_P(Hooks, RunTimeHookTest,
+                         ::testing::Values("tp_btf/sched_switch", "raw_tp/sched_switch"),
+                         [](const auto& p) { return test::test_name_from(p.param); });
+
+// ---- kernel migrations ----------------------------------------------------
+
+// Compaction migrates movable pages into free holes; holes are made by
+// faulting a buffer and freeing every other page of it.
+void fragment_and_compact() {
+  constexpr std::size_t kPages = 64 * 1024;  // 256 MiB
+  char* buffer = map_pages(kPages);
+  if (buffer == nullptr) return;
+  write_pages(buffer, kPages);
+  for (std::size_t i = 0; i < kPages; i += 2) madvise(buffer + i * kPage, kPage, MADV_DONTNEED);
+  {
+    std::ofstream compact("/proc/sys/vm/compact_memory");
+    compact << "1\n";  // one-shot action, not a setting: nothing to restore
+  }
+  munmap(buffer, kPages * kPage);
+}
+
+class MigrationHookTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(MigrationHookTest, CompactionMigrationsAreCounted) {
+  SKIP_UNLESS_ROOT();
+  BpfMigrationCounter counter;
+  counter.start({GetParam()});
+  EXPECT_EQ(counter.attach_point(), GetParam());
+  fragment_and_compact();
+  KernelMigrationCounts counts = counter.read();
+  counter.stop();
+  EXPECT_EQ(counter.read().calls, counts.calls) << "stop() keeps the last counts";
+  std::printf("%s: calls %llu, succeeded %llu (compaction %llu), failed %llu, thp %llu/%llu\n",
+              GetParam().c_str(), static_cast<unsigned long long>(counts.calls),
+              static_cast<unsigned long long>(counts.succeeded),
+              static_cast<unsigned long long>(counts.succeeded_for(MigrateReason::compaction)),
+              static_cast<unsigned long long>(counts.failed),
+              static_cast<unsigned long long>(counts.thp_succeeded),
+              static_cast<unsigned long long>(counts.thp_failed));
+  if (counts.calls == 0) GTEST_SKIP() << "compaction migrated nothing on this machine";
+  EXPECT_GT(counts.succeeded_for(MigrateReason::compaction), 0u);
+  std::uint64_t by_reason = 0;
+  for (std::uint64_t n : counts.succeeded_by_reason) by_reason += n;
+  EXPECT_EQ(by_reason, counts.succeeded);
+}
+
+INSTANTIATE_TEST_SUITE_P(Hooks, MigrationHookTest,
+                         ::testing::Values("raw_tp/mm_migrate_pages",
+                                           "tracepoint/migrate/mm_migrate_pages"),
+                         [](const auto& p) { return test::test_name_from(p.param); });
+
+TEST(MigrateReason, NamesFollowTheKernelEnum) {
+  EXPECT_EQ(migrate_reason_name(0), "compaction");
+  EXPECT_EQ(migrate_reason_name(5), "numa_misplaced");
+  EXPECT_EQ(migrate_reason_name(8), "demotion");
+  EXPECT_EQ(migrate_reason_name(12), "reason_12");
+}
+
+}  // namespace
+}  // namespace tier::heat
