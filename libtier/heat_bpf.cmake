@@ -13,6 +13,7 @@ target_sources(tier PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/heat/bpf/bpf_fault_availability.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/heat/bpf/bpf_run_time_tracker.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/heat/bpf/bpf_migration_counter.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/heat/bpf/tracepoint_prototype.cpp
 )
 target_include_directories(tier PRIVATE ${PROJECT_SOURCE_DIR}/ebpf)
 target_link_libraries(tier PRIVATE tier_bpf_skeletons)

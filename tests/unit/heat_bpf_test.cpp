@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include <bpf/btf.h>
 #include <gtest/gtest.h>
 
 #include "test_support.hpp"
@@ -36,6 +37,7 @@ namespace tier::heat {
 namespace {
 
 using namespace std::chrono_literals;
+namespace fs = std::filesystem;
 
 const std::size_t kPage = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
 
@@ -581,6 +583,43 @@ INSTANTIATE_TEST_SUITE_P(Hooks, MigrationHookTest,
                          ::testing::Values("raw_tp/mm_migrate_pages",
                                            "tracepoint/migrate/mm_migrate_pages"),
                          [](const auto& p) { return test::test_name_from(p.param); });
+
+// A BTF blob holding only btf_trace_<name> with `args` unsigned long
+// arguments after the void *__data, as the kernel's BTF declares it.
+void write_tracepoint_btf(const fs::path& file, const std::string& name, int args) {
+  btf* types = btf__new_empty();
+  ASSERT_NE(types, nullptr);
+  const int ulong = btf__add_int(types, "unsigned long", 8, 0);
+  const int data = btf__add_ptr(types, 0);
+  const int proto = btf__add_func_proto(types, 0);
+  btf__add_func_param(types, "", data);
+  for (int i = 0; i < args; ++i) btf__add_func_param(types, "", ulong);
+  btf__add_typedef(types, ("btf_trace_" + name).c_str(), btf__add_ptr(types, proto));
+  __u32 size = 0;
+  const void* raw = btf__raw_data(types, &size);
+  ASSERT_NE(raw, nullptr);
+  test::write_text_file(file, std::string(static_cast<const char*>(raw), size));
+  btf__free(types);
+}
+
+TEST(TracepointPrototype, CountsTheArgumentsOfEachKernelsMigratePages) {
+  test::TempDir dir;
+  // 6.1: (succeeded, failed, thp_succeeded, thp_failed, thp_split, mode, reason);
+  // 6.12 and 6.18 add large_folio_split. Measured in those kernels' BTF.
+  write_tracepoint_btf(dir.path() / "6.1", "mm_migrate_pages", 7);
+  write_tracepoint_btf(dir.path() / "6.18", "mm_migrate_pages", 8);
+  EXPECT_EQ(tracepoint_arg_count("mm_migrate_pages", (dir.path() / "6.1").string()), 7);
+  EXPECT_EQ(tracepoint_arg_count("mm_migrate_pages", (dir.path() / "6.18").string()), 8);
+  EXPECT_EQ(tracepoint_arg_count("sched_switch", (dir.path() / "6.1").string()), -ENOENT);
+  EXPECT_LT(tracepoint_arg_count("mm_migrate_pages", (dir.path() / "absent").string()), 0);
+}
+
+TEST(TracepointPrototype, ReadsTheRunningKernel) {
+  if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) GTEST_SKIP() << "no readable kernel BTF";
+  // (address, regs, error_code) since the tracepoint exists.
+  EXPECT_EQ(tracepoint_arg_count("page_fault_user"), 3);
+  EXPECT_GE(tracepoint_arg_count("mm_migrate_pages"), 7);
+}
 
 TEST(MigrateReason, NamesFollowTheKernelEnum) {
   EXPECT_EQ(migrate_reason_name(0), "compaction");

@@ -138,6 +138,13 @@ struct KernelMigrationCounts {
   }
 };
 
+/// Arguments of tracepoint `name` ("mm_migrate_pages") in a kernel's BTF,
+/// from its `btf_trace_<name>` typedef (the leading `void *__data` not
+/// counted): how raw_tp programs find positional arguments whose place moved
+/// between kernels. `btf_path` "" = the running kernel's BTF. -errno when the
+/// BTF cannot be read (-ENOENT when it has no such tracepoint).
+int tracepoint_arg_count(const std::string& name, const std::string& btf_path = "");
+
 /// Counts migrate:mm_migrate_pages: whole machine, no process filter.
 class BpfMigrationCounter {
  public:

@@ -1,8 +1,6 @@
 // BpfMigrationCounter: loads ebpf/kernel_migrations.bpf.c with the position of
 // `reason` taken from the running kernel's tracepoint prototype, and sums its
 // per-CPU counters. See bpf_sources.hpp and the .bpf.c header.
-#include <bpf/btf.h>
-
 #include <cerrno>
 #include <cstring>
 
@@ -31,23 +29,6 @@ const std::vector<bpf::Hook>& migration_chain() {
       {"tracepoint/migrate/mm_migrate_pages", "migrate_tracepoint", "migrate", "mm_migrate_pages"},
   };
   return chain;
-}
-
-// Arguments of the running kernel's trace_mm_migrate_pages(), from the BTF
-// typedef btf_trace_mm_migrate_pages = void (*)(void *__data, args...).
-// -errno when the BTF or the type is missing.
-int migrate_pages_arg_count() {
-  btf* vmlinux = btf__load_vmlinux_btf();
-  if (vmlinux == nullptr) return -errno;
-  int count = -ENOENT;
-  __s32 id = btf__find_by_name_kind(vmlinux, "btf_trace_mm_migrate_pages", BTF_KIND_TYPEDEF);
-  if (id > 0) {
-    const btf_type* type = btf__type_by_id(vmlinux, btf__type_by_id(vmlinux, id)->type);
-    if (type != nullptr && btf_is_ptr(type)) type = btf__type_by_id(vmlinux, type->type);
-    if (type != nullptr && btf_is_func_proto(type)) count = btf_vlen(type) - 1;
-  }
-  btf__free(vmlinux);
-  return count;
 }
 
 }  // namespace
@@ -88,7 +69,7 @@ void BpfMigrationCounter::start(const std::vector<std::string>& hooks) {
   std::vector<std::string> skipped;
   // The raw tracepoint reads `reason` by position: only usable when the
   // prototype is known. Its earliest shape (no thp_split) has 6 arguments.
-  const int args = migrate_pages_arg_count();
+  const int args = tracepoint_arg_count("mm_migrate_pages");
   if (args < 6 || args > 8) {
     std::erase_if(chain, [](const bpf::Hook& hook) { return hook.tp_category.empty(); });
     skipped.push_back("raw_tp/mm_migrate_pages: prototype of btf_trace_mm_migrate_pages " +
