@@ -321,6 +321,91 @@ TEST(BpfFaultSource, CopyOnWriteOfPresentPagesIsAHintFault) {
   munmap(buffer, kPages * kPage);
 }
 
+// Sets a /proc/sys integer for a scope and writes the old value back.
+class ScopedSysctl {
+ public:
+  ScopedSysctl(std::string path, long value) : path_(std::move(path)) {
+    std::ifstream in(path_);
+    in >> old_;
+    ok_ = static_cast<bool>(in) && write(value);
+  }
+  ~ScopedSysctl() {
+    if (ok_) write(old_);
+  }
+  ScopedSysctl(const ScopedSysctl&) = delete;
+  ScopedSysctl& operator=(const ScopedSysctl&) = delete;
+  bool ok() const { return ok_; }
+
+ private:
+  bool write(long value) const {
+    std::ofstream out(path_);
+    out << value << "\n";
+    out.flush();
+    return static_cast<bool>(out);
+  }
+  std::string path_;
+  long old_ = 0;
+  bool ok_ = false;
+};
+
+TEST(BpfFaultSource, NumaBalancingScanFaultsArriveAsHintFaults) {
+  SKIP_UNLESS_ROOT();
+  constexpr std::size_t kPages = 4096;  // 16 MiB
+  ScopedSysctl balancing("/proc/sys/kernel/numa_balancing", 1);
+  if (!balancing.ok()) GTEST_SKIP() << "cannot set kernel.numa_balancing";
+  // First touch, then keep reading the buffer: after the balancing scan made
+  // its PTEs PROT_NONE, the reads fault on present pages. The child never
+  // forks, so no fault of its buffer can be copy-on-write. It runs a second
+  // (sleeping) thread because the scan leaves a single-threaded process's
+  // pages alone when they already sit on the node it runs on, which on a
+  // one-node machine is always.
+  Child child([](const ChildPipes& pipes) {
+    std::thread([] { std::this_thread::sleep_for(60s); }).detach();
+    char* buffer = map_pages(kPages);
+    if (buffer == nullptr) return 2;
+    pipes.report(reinterpret_cast<std::uint64_t>(buffer));
+    pipes.wait_go();
+    write_pages(buffer, kPages);
+    const auto end = std::chrono::steady_clock::now() + 15s;
+    std::uint64_t sum = 0;
+    while (std::chrono::steady_clock::now() < end) {
+      for (std::size_t i = 0; i < kPages; ++i)
+        sum += static_cast<volatile char*>(buffer)[i * kPage];
+    }
+    return sum == 0 ? 1 : 0;
+  });
+  const std::uint64_t base = child.receive();
+  BpfFaultSource source(options_with());
+  source.start({child.pid()});
+  child.go();
+  std::vector<AccessSample> samples;
+  auto buffer_hint_faults = [&] {
+    return std::count_if(samples.begin(), samples.end(), [&](const AccessSample& sample) {
+      return sample.kind == SampleKind::hint_fault && sample.addr >= base &&
+             sample.addr < base + kPages * kPage;
+    });
+  };
+  // The scan starts after about a second of the child's CPU time.
+  while (source.poll(samples).active && buffer_hint_faults() == 0) {
+    std::this_thread::sleep_for(50ms);
+  }
+
+  std::size_t first = 0, hint = 0;
+  for (const auto& [addr, kinds] : buffer_hits(samples, base, kPages)) {
+    EXPECT_EQ(kinds.front(), SampleKind::first_touch) << std::hex << addr;
+    first += kinds.front() == SampleKind::first_touch;
+    hint +=
+        static_cast<std::size_t>(std::count(kinds.begin(), kinds.end(), SampleKind::hint_fault));
+  }
+  const auto all_hints = std::count_if(samples.begin(), samples.end(), [](const AccessSample& s) {
+    return s.kind == SampleKind::hint_fault;
+  });
+  std::printf("numa_balancing=1: %zu first touches, %zu hint faults on the buffer, %ld in all\n",
+              first, hint, static_cast<long>(all_hints));
+  EXPECT_EQ(first, kPages);
+  if (hint == 0) GTEST_SKIP() << "the balancing scan reached no page of the buffer in 6 s here";
+}
+
 TEST(BpfFaultSource, FullRingDropsAreCountedAndAccountingHolds) {
   SKIP_UNLESS_ROOT();
   constexpr std::size_t kPages = 2048;
