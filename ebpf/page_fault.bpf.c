@@ -43,6 +43,26 @@ struct {
   __type(value, struct tier_fault_counters);
 } fault_counters SEC(".maps");
 
+// Pages tracked processes have faulted on, to tell a repeat fault (NUMA hint
+// fault, refault) from a first touch: x86 reports both as "not present".
+// LRU: when full, the least recently faulted pages are forgotten, and their
+// next fault counts as a first touch again. ~5 MiB of kernel memory.
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 65536);
+  __type(key, struct tier_page_key);
+  __type(value, __u8);
+} faulted_pages SEC(".maps");
+
+// Every tracked fault passes here, sampled or not, so the LRU sees them all.
+static __always_inline __u32 is_repeat(__u32 tgid, __u64 address, __u64 error_code) {
+  struct tier_page_key key = {.tgid = tgid, .page = address >> 12};
+  if (bpf_map_lookup_elem(&faulted_pages, &key)) return 1;
+  __u8 one = 1;
+  bpf_map_update_elem(&faulted_pages, &key, &one, BPF_ANY);
+  return (error_code & TIER_PF_PROT) != 0;
+}
+
 static __always_inline void record_fault(__u64 address, __u64 error_code) {
   __u64 pid_tgid = bpf_get_current_pid_tgid();
   __u32 tgid = pid_tgid >> 32;
@@ -54,6 +74,7 @@ static __always_inline void record_fault(__u64 address, __u64 error_code) {
   // Per-CPU data, and BPF programs do not migrate while running: no atomics.
   // The seen count doubles as the sampling counter: on each CPU the 1st,
   // (N+1)th, (2N+1)th ... tracked fault is kept.
+  __u32 repeat = is_repeat(tgid, address, error_code);
   __u64 nth = counters->count[TIER_FAULT_SEEN]++;
   if (sample_every > 1 && nth % sample_every != 0) {
     counters->count[TIER_FAULT_SAMPLED_OUT]++;
@@ -70,6 +91,8 @@ static __always_inline void record_fault(__u64 address, __u64 error_code) {
   event->tid = (__u32)pid_tgid;
   event->cpu = bpf_get_smp_processor_id();
   event->error_code = (__u32)error_code;
+  event->repeat = repeat;
+  event->pad = 0;
   bpf_ringbuf_submit(event, 0);
   counters->count[TIER_FAULT_DELIVERED]++;
 }

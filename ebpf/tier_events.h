@@ -21,12 +21,25 @@ struct tier_fault_event {
   __u32 tid;        /* thread id */
   __u32 cpu;        /* CPU the fault was taken on */
   __u32 error_code; /* x86 page-fault error code; bit 0 (PF_PROT) = page was present */
+  __u32 repeat;     /* 1: PF_PROT set, or this page faulted before (see below) */
+  __u32 pad;
 };
 
 /* x86 error_code bit 0: the fault hit a present page (protection fault):
- * a NUMA hint fault (the balancing scan made the PTE PROT_NONE) or a
- * copy-on-write/write-protect fault. Clear: the page was not present. */
+ * copy-on-write or write-protect. NUMA hint faults do NOT set it: x86 makes
+ * PROT_NONE PTEs not present in hardware (_PAGE_PROTNONE), so a hint fault
+ * reports "not present" like a first touch (measured on 6.18). Hence
+ * `repeat` also marks a not-present fault on a page this process already
+ * faulted on while tracked (page_fault.bpf.c keeps an LRU of them): a hint
+ * fault, or a refault after reclaim/munmap+mmap at the same address. */
 #define TIER_PF_PROT 0x1u
+
+/* Key of page_fault.bpf.c's LRU of pages already faulted on. */
+struct tier_page_key {
+  __u32 tgid;
+  __u32 pad;
+  __u64 page; /* address >> 12 */
+};
 
 /* Slots of page_fault.bpf.c's per-CPU counter array. For every tracked
  * fault exactly one of sampled_out/delivered/dropped is incremented after

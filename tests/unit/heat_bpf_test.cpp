@@ -400,10 +400,18 @@ TEST(BpfFaultSource, NumaBalancingScanFaultsArriveAsHintFaults) {
   const auto all_hints = std::count_if(samples.begin(), samples.end(), [](const AccessSample& s) {
     return s.kind == SampleKind::hint_fault;
   });
-  std::printf("numa_balancing=1: %zu first touches, %zu hint faults on the buffer, %ld in all\n",
-              first, hint, static_cast<long>(all_hints));
+  std::printf(
+      "numa_balancing=1: %zu first touches, %zu hint faults on the buffer, %ld in all, "
+      "%zu samples, seen %llu\n",
+      first, hint, static_cast<long>(all_hints), samples.size(),
+      static_cast<unsigned long long>(source.raw_counters().seen));
   EXPECT_EQ(first, kPages);
-  if (hint == 0) GTEST_SKIP() << "the balancing scan reached no page of the buffer in 6 s here";
+  EXPECT_GT(hint, 0u) << "no hint fault on the buffer in the child's 15 s";
+  for (const AccessSample& sample : samples) {
+    if (sample.kind == SampleKind::hint_fault) {
+      EXPECT_EQ(sample.tid, sample.pid) << "the main thread reads the buffer";
+    }
+  }
 }
 
 TEST(BpfFaultSource, FullRingDropsAreCountedAndAccountingHolds) {
@@ -421,8 +429,8 @@ TEST(BpfFaultSource, FullRingDropsAreCountedAndAccountingHolds) {
   source.poll(samples);
 
   BpfFaultCounters raw = source.raw_counters();
-  // A record takes 8 header + 32 data bytes; one page holds at most kPage / 40.
-  EXPECT_LE(raw.delivered, kPage / 40);
+  // A record takes 8 header + 40 data bytes; one page holds at most kPage / 48.
+  EXPECT_LE(raw.delivered, kPage / 48);
   EXPECT_GT(raw.dropped, 0u);
   EXPECT_GE(raw.seen, kPages);
   EXPECT_EQ(samples.size(), raw.delivered);

@@ -61,8 +61,8 @@ AccessSample to_sample(const tier_fault_event& event) {
   sample.pid = event.tgid;
   sample.tid = event.tid;
   sample.cpu = static_cast<std::int32_t>(event.cpu);
-  sample.kind =
-      (event.error_code & TIER_PF_PROT) != 0 ? SampleKind::hint_fault : SampleKind::first_touch;
+  // The BPF side decides: PF_PROT set, or a page this process faulted on before.
+  sample.kind = event.repeat != 0 ? SampleKind::hint_fault : SampleKind::first_touch;
   return sample;
 }
 
