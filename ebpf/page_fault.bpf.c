@@ -23,6 +23,12 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 // Keep 1 in sample_every tracked faults (per CPU); set before load.
 const volatile __u32 sample_every = 1;
 
+// Whether to look for repeat faults in the page cache below; the loader
+// keeps it equal to (kernel.numa_balancing != 0), re-read at every poll:
+// without balancing there are no hint faults, and the cache lookup is the
+// larger part of this program's cost. Writable .bss, mmapped by the loader.
+volatile __u32 detect_repeats = 0;
+
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, 4096);
@@ -45,21 +51,31 @@ struct {
 
 // Pages tracked processes have faulted on, to tell a repeat fault (NUMA hint
 // fault, refault) from a first touch: x86 reports both as "not present".
-// LRU: when full, the least recently faulted pages are forgotten, and their
-// next fault counts as a first touch again. ~5 MiB of kernel memory.
+// A direct-mapped cache of page tags (not an LRU hash: an LRU insert per
+// first touch tripled this program's cost): slot = hash(tag), and a slot
+// holds the last page that hashed there. A page is forgotten when another
+// page takes its slot; its next fault then counts as a first touch. Word
+// stores from several CPUs race harmlessly (one tag wins). 8 MiB.
+#define TIER_PAGE_SLOTS (1u << 20)
+
 struct {
-  __uint(type, BPF_MAP_TYPE_LRU_HASH);
-  __uint(max_entries, 65536);
-  __type(key, struct tier_page_key);
-  __type(value, __u8);
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, TIER_PAGE_SLOTS);
+  __type(key, __u32);
+  __type(value, __u64);  // page tag + 1; 0 = empty
 } faulted_pages SEC(".maps");
 
-// Every tracked fault passes here, sampled or not, so the LRU sees them all.
+// Every tracked fault passes here, sampled or not, so the cache sees them all.
 static __always_inline __u32 is_repeat(__u32 tgid, __u64 address, __u64 error_code) {
-  struct tier_page_key key = {.tgid = tgid, .page = address >> 12};
-  if (bpf_map_lookup_elem(&faulted_pages, &key)) return 1;
-  __u8 one = 1;
-  bpf_map_update_elem(&faulted_pages, &key, &one, BPF_ANY);
+  // 47-bit user addresses leave page numbers of 35 bits: page << 22 | tgid
+  // is unique for pid_max <= 4M (with 5-level paging distinct pages may
+  // share a tag, which only risks calling a first touch a repeat).
+  __u64 tag = ((address >> 12) << 22 ^ tgid) + 1;
+  __u32 slot = (__u32)((tag * 0x9E3779B97F4A7C15ull) >> 44) & (TIER_PAGE_SLOTS - 1);
+  __u64* stored = bpf_map_lookup_elem(&faulted_pages, &slot);
+  if (!stored) return (error_code & TIER_PF_PROT) != 0;
+  if (*stored == tag) return 1;
+  *stored = tag;
   return (error_code & TIER_PF_PROT) != 0;
 }
 
@@ -74,7 +90,8 @@ static __always_inline void record_fault(__u64 address, __u64 error_code) {
   // Per-CPU data, and BPF programs do not migrate while running: no atomics.
   // The seen count doubles as the sampling counter: on each CPU the 1st,
   // (N+1)th, (2N+1)th ... tracked fault is kept.
-  __u32 repeat = is_repeat(tgid, address, error_code);
+  __u32 repeat =
+      detect_repeats ? is_repeat(tgid, address, error_code) : (error_code & TIER_PF_PROT) != 0;
   __u64 nth = counters->count[TIER_FAULT_SEEN]++;
   if (sample_every > 1 && nth % sample_every != 0) {
     counters->count[TIER_FAULT_SAMPLED_OUT]++;

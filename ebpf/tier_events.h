@@ -30,16 +30,9 @@ struct tier_fault_event {
  * PROT_NONE PTEs not present in hardware (_PAGE_PROTNONE), so a hint fault
  * reports "not present" like a first touch (measured on 6.18). Hence
  * `repeat` also marks a not-present fault on a page this process already
- * faulted on while tracked (page_fault.bpf.c keeps an LRU of them): a hint
+ * faulted on while tracked (page_fault.bpf.c keeps a cache of them): a hint
  * fault, or a refault after reclaim/munmap+mmap at the same address. */
 #define TIER_PF_PROT 0x1u
-
-/* Key of page_fault.bpf.c's LRU of pages already faulted on. */
-struct tier_page_key {
-  __u32 tgid;
-  __u32 pad;
-  __u64 page; /* address >> 12 */
-};
 
 /* Slots of page_fault.bpf.c's per-CPU counter array. For every tracked
  * fault exactly one of sampled_out/delivered/dropped is incremented after

@@ -51,11 +51,13 @@ struct BpfFaultCounters {
 /// Kind rule: SampleKind::hint_fault for a repeat fault, first_touch otherwise.
 /// A fault is a repeat when the x86 error code has bit 0 (PF_PROT: the page
 /// was present: copy-on-write, write-protect) or when this process already
-/// faulted on the page while tracked (an in-kernel LRU of 65536 pages). The
+/// faulted on the page while tracked (an in-kernel direct-mapped cache of
+/// 2^20 page tags, consulted only while kernel.numa_balancing != 0, which
+/// start() and every poll() re-read). The
 /// second test is needed because x86 NUMA hint faults report "not present"
 /// (PROT_NONE PTEs clear the hardware present bit). Limits: a refault after
 /// reclaim or munmap+mmap at the same address also counts as a repeat, and a
-/// page evicted from the LRU counts as a first touch again.
+/// page whose cache slot another page took counts as a first touch again.
 /// Sampling keeps, on each CPU, the 1st, (N+1)th, (2N+1)th ... tracked fault,
 /// so a process faulting k times on one CPU delivers ceil(k / N) samples.
 /// poll() returns active == false ("process 123 exited") once every tracked

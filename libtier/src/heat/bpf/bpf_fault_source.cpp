@@ -84,6 +84,12 @@ struct BpfFaultSource::Impl {
 
   const SysRoot& root() const { return options.root != nullptr ? *options.root : live_root; }
 
+  // Hint faults exist only while NUMA balancing scans (see detect_repeats).
+  void follow_numa_balancing() {
+    bool on = root().read_int("/proc/sys/kernel/numa_balancing").value_or(0) != 0;
+    program.skel()->bss->detect_repeats = on ? 1 : 0;
+  }
+
   static int on_event(void* context, void* data, std::size_t size) {
     auto* self = static_cast<Impl*>(context);
     if (size < sizeof(tier_fault_event) || self->sink == nullptr) return 0;
@@ -153,6 +159,7 @@ void BpfFaultSource::start(const std::vector<pid_t>& pids) {
       },
       d.skipped);
   try {
+    d.follow_numa_balancing();
     bpf::track_tgids(d.program.skel()->maps.tracked_tgids, pids);
     d.ring = ring_buffer__new(bpf_map__fd(d.program.skel()->maps.fault_events), &Impl::on_event, &d,
                               nullptr);
@@ -174,6 +181,7 @@ PollResult BpfFaultSource::poll(std::vector<AccessSample>& out) {
   if (!d.program) return {false, "bpf-fault: not started"};
   ++d.polls;
   d.drain(out);
+  d.follow_numa_balancing();
   for (pid_t pid : d.pids) {
     if (std::find(d.exited.begin(), d.exited.end(), pid) != d.exited.end()) continue;
     if (bpf::process_exited(d.root(), pid)) {
