@@ -562,6 +562,24 @@ TEST(BpfFaultAvailability, UnprivilegedUserIsToldToRunAsRoot) {
   EXPECT_EQ(child.wait(), 0);
 }
 
+TEST(BpfFaultSource, UnprivilegedStartSaysBpfIsNotPermitted) {
+  SKIP_UNLESS_ROOT();  // to become someone else
+  Child child([](const ChildPipes& pipes) {
+    if (setresgid(65534, 65534, 65534) != 0 || setresuid(65534, 65534, 65534) != 0) return 2;
+    BpfFaultSource source(options_with());
+    try {
+      source.start({getpid()});
+      pipes.report(0);
+    } catch (const SourceError& error) {
+      pipes.report(std::string(error.what()).starts_with("BPF not permitted: run as root; ") ? 1
+                                                                                             : 2);
+    }
+    return 0;
+  });
+  EXPECT_EQ(child.receive(), 1u) << "1: refused with the root hint, 0: started, 2: other message";
+  EXPECT_EQ(child.wait(), 0);
+}
+
 // ---- run time per node ----------------------------------------------------
 
 std::vector<int> live_cpu_node() {
