@@ -52,7 +52,7 @@ struct {
 // Pages tracked processes have faulted on, to tell a repeat fault (NUMA hint
 // fault, refault) from a first touch: x86 reports both as "not present".
 // A direct-mapped cache of page tags (not an LRU hash: an LRU insert per
-// first touch tripled this program's cost): slot = hash(tag), and a slot
+// first touch more than doubled this program's cost, measured): slot = hash(tag), and a slot
 // holds the last page that hashed there. A page is forgotten when another
 // page takes its slot; its next fault then counts as a first touch. Word
 // stores from several CPUs race harmlessly (one tag wins). 8 MiB.
@@ -87,11 +87,11 @@ static __always_inline void record_fault(__u64 address, __u64 error_code) {
   __u32 zero = 0;
   struct tier_fault_counters* counters = bpf_map_lookup_elem(&fault_counters, &zero);
   if (!counters) return;
+  __u32 repeat =
+      detect_repeats ? is_repeat(tgid, address, error_code) : (error_code & TIER_PF_PROT) != 0;
   // Per-CPU data, and BPF programs do not migrate while running: no atomics.
   // The seen count doubles as the sampling counter: on each CPU the 1st,
   // (N+1)th, (2N+1)th ... tracked fault is kept.
-  __u32 repeat =
-      detect_repeats ? is_repeat(tgid, address, error_code) : (error_code & TIER_PF_PROT) != 0;
   __u64 nth = counters->count[TIER_FAULT_SEEN]++;
   if (sample_every > 1 && nth % sample_every != 0) {
     counters->count[TIER_FAULT_SAMPLED_OUT]++;
