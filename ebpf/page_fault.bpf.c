@@ -9,6 +9,7 @@
 //   3. tracepoint/...              classic perf tracepoint; needs the event id
 //                                  from tracefs (read in a private mount ns)
 // All three funnel into record_fault(): filter by the tracked-tgid map,
+// repeat-fault detection (tier_events.h: PF_PROT, or a page seen before),
 // 1-in-N sampling per CPU, then one ringbuf record. Per-CPU counters account
 // for every tracked fault exactly once (see tier_events.h).
 #include "vmlinux.h"
