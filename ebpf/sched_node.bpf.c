@@ -64,13 +64,15 @@ static __always_inline void credit(__u32 tgid, __u64 ns) {
   __s32* node = bpf_map_lookup_elem(&cpu_node, &cpu);
   struct tier_node_key key = {.tgid = tgid, .node = node ? *node : -1};
   __u64* total = bpf_map_lookup_elem(&run_time_ns, &key);
-  if (!total) {
-    __u64 zero = 0;
-    bpf_map_update_elem(&run_time_ns, &key, &zero, BPF_NOEXIST);
-    total = bpf_map_lookup_elem(&run_time_ns, &key);
-    if (!total) return;  // map full
+  if (total) {
+    __sync_fetch_and_add(total, ns);
+    return;
   }
-  __sync_fetch_and_add(total, ns);
+  // First slice of this {tgid, node}: insert it with its value. Another CPU
+  // may have inserted the key meanwhile (EEXIST): add to that one.
+  if (bpf_map_update_elem(&run_time_ns, &key, &ns, BPF_NOEXIST) == 0) return;
+  total = bpf_map_lookup_elem(&run_time_ns, &key);
+  if (total) __sync_fetch_and_add(total, ns);
 }
 
 static __always_inline void on_switch(__u32 next_tgid) {

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -611,6 +612,28 @@ std::uint64_t thread_cpu_ns() {
          static_cast<std::uint64_t>(now.tv_nsec);
 }
 
+// True once `pid` is blocked (state S): then its next run starts with a
+// switch-in, which is where sched_node.bpf.c starts a slice.
+bool wait_until_sleeping(pid_t pid) {
+  for (int i = 0; i < 400; ++i) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    std::size_t close = text.rfind(')');
+    if (close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'S')
+      return true;
+    std::this_thread::sleep_for(5ms);
+  }
+  return false;
+}
+
+// Time the kernel says `pid` spent on a CPU (/proc/<pid>/schedstat, field 1).
+std::uint64_t on_cpu_ns(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/schedstat");
+  std::uint64_t run = 0;
+  in >> run;
+  return run;
+}
+
 class RunTimeHookTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RunTimeHookTest, PinnedSpinnerIsCreditedToItsCpusNode) {
@@ -627,27 +650,54 @@ TEST_P(RunTimeHookTest, PinnedSpinnerIsCreditedToItsCpusNode) {
     const std::uint64_t start = thread_cpu_ns();
     while (thread_cpu_ns() - start < 300'000'000u) {
     }
+    // Block again: that switch-out credits the last slice before the parent
+    // reads (after an exit the final switch may still be pending).
+    pipes.report(1);
+    pipes.wait_go();
     return 0;
   });
   child.receive();
   const pid_t pid = child.pid();
+  // A task already on the CPU at start is counted from its next switch-in.
+  ASSERT_TRUE(wait_until_sleeping(pid)) << "child never blocked waiting for go";
   BpfRunTimeTracker tracker;
   tracker.start({pid}, cpu_node, {GetParam()});
   EXPECT_EQ(tracker.attach_point(), GetParam());
+  const std::uint64_t run_before = on_cpu_ns(pid);
   const auto begin = std::chrono::steady_clock::now();
   child.go();
-  ASSERT_EQ(child.wait(), 0);
+  ASSERT_EQ(child.receive(), 1u);
+  ASSERT_TRUE(wait_until_sleeping(pid)) << "child never blocked after spinning";
   const auto wall = std::chrono::steady_clock::now() - begin;
+  // The kernel's own count of the child's time on a CPU since go.
+  const std::uint64_t run = on_cpu_ns(pid) - run_before;
 
-  auto times = tracker.read();
+  // /proc shows S a moment before the switch that credits the last slice:
+  // give the program up to a second to catch up with the kernel's figure.
+  std::map<pid_t, std::map<int, std::uint64_t>> times;
+  auto credited = [&] {
+    times = tracker.read();
+    std::uint64_t total = 0;
+    if (auto it = times.find(pid); it != times.end()) {
+      for (const auto& [node, node_ns] : it->second) total += node_ns;
+    }
+    return total;
+  };
+  for (int i = 0; i < 1000 && credited() + 1'000'000u < run; ++i) {
+    std::this_thread::sleep_for(1ms);
+  }
   ASSERT_EQ(times.size(), 1u);
   const auto& by_node = times.at(pid);
   ASSERT_EQ(by_node.size(), 1u) << "one CPU, one node";
   const std::uint64_t ns = by_node.at(cpu_node[0]);
   EXPECT_GE(ns, 300'000'000u);
+  EXPECT_GE(ns + 1'000'000u, run) << "kernel schedstat says " << run << " ns";
   EXPECT_LE(ns, static_cast<std::uint64_t>(std::chrono::nanoseconds(wall).count()));
-  std::printf("%s: node %d %.1f ms on CPU (wall %.1f ms)\n", GetParam().c_str(), cpu_node[0],
-              static_cast<double>(ns) / 1e6,
+  child.go();
+  EXPECT_EQ(child.wait(), 0);
+  std::printf("%s: node %d %.1f ms on CPU (kernel schedstat %.1f ms, wall %.1f ms)\n",
+              GetParam().c_str(), cpu_node[0], static_cast<double>(ns) / 1e6,
+              static_cast<double>(run) / 1e6,
               static_cast<double>(std::chrono::nanoseconds(wall).count()) / 1e6);
 }
 
