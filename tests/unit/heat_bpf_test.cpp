@@ -322,37 +322,10 @@ TEST(BpfFaultSource, CopyOnWriteOfPresentPagesIsAHintFault) {
   munmap(buffer, kPages * kPage);
 }
 
-// Sets a /proc/sys integer for a scope and writes the old value back.
-class ScopedSysctl {
- public:
-  ScopedSysctl(std::string path, long value) : path_(std::move(path)) {
-    std::ifstream in(path_);
-    in >> old_;
-    ok_ = static_cast<bool>(in) && write(value);
-  }
-  ~ScopedSysctl() {
-    if (ok_) write(old_);
-  }
-  ScopedSysctl(const ScopedSysctl&) = delete;
-  ScopedSysctl& operator=(const ScopedSysctl&) = delete;
-  bool ok() const { return ok_; }
-
- private:
-  bool write(long value) const {
-    std::ofstream out(path_);
-    out << value << "\n";
-    out.flush();
-    return static_cast<bool>(out);
-  }
-  std::string path_;
-  long old_ = 0;
-  bool ok_ = false;
-};
-
 TEST(BpfFaultSource, NumaBalancingScanFaultsArriveAsHintFaults) {
   SKIP_UNLESS_ROOT();
   constexpr std::size_t kPages = 4096;  // 16 MiB
-  ScopedSysctl balancing("/proc/sys/kernel/numa_balancing", 1);
+  test::ScopedSysctl balancing("/proc/sys/kernel/numa_balancing", 1);
   if (!balancing.ok()) GTEST_SKIP() << "cannot set kernel.numa_balancing";
   // First touch, then keep reading the buffer: after the balancing scan made
   // its PTEs PROT_NONE, the reads fault on present pages. The child never
@@ -515,7 +488,7 @@ TEST(BpfFaultSource, DISABLED_FaultOverhead) {
   constexpr std::size_t kPages = 64 * 1024;  // 256 MiB of first touches
   // numa_balancing=1 turns on the repeat-fault page cache in the program.
   for (long balancing : {0L, 1L}) {
-    ScopedSysctl setting("/proc/sys/kernel/numa_balancing", balancing);
+    test::ScopedSysctl setting("/proc/sys/kernel/numa_balancing", balancing);
     if (!setting.ok()) GTEST_SKIP() << "cannot set kernel.numa_balancing";
     for (std::uint32_t every : {1u, 16u}) {
       std::uint64_t best_without = UINT64_MAX, best_with = UINT64_MAX;
@@ -541,7 +514,7 @@ TEST(BpfFaultSource, DISABLED_FaultOverhead) {
 TEST(BpfFaultAvailability, LiveRootLoadsAndNamesTheHook) {
   SKIP_UNLESS_ROOT();
   for (long balancing : {0L, 1L}) {
-    ScopedSysctl setting("/proc/sys/kernel/numa_balancing", balancing);
+    test::ScopedSysctl setting("/proc/sys/kernel/numa_balancing", balancing);
     if (!setting.ok()) GTEST_SKIP() << "cannot set kernel.numa_balancing";
     SourceAvailability availability = bpf_fault_availability(SysRoot("/"));
     EXPECT_TRUE(availability.available) << availability.reason;

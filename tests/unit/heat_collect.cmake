@@ -1,3 +1,8 @@
 # Heat source selection and the collection loop behind `tierctl heat`
 # (scripted sources behind the HeatSource seam, a scripted MemorySyscalls).
 tier_unit_test(heat_collect_test unit/heat_collect_test.cpp)
+
+# `tierctl heat` end to end: the real binary, `hotset`, and live sources on
+# this kernel with kernel.numa_balancing switched on (hence the lock).
+tier_unit_test(heat_cli_test unit/heat_cli_test.cpp LOCKS numa_balancing)
+add_dependencies(heat_cli_test tierctl hotset)

@@ -205,4 +205,34 @@ inline std::string test_name_from(const std::string& text) {
   return name;
 }
 
+// Sets a /proc/sys integer for a scope and writes the old value back, so a
+// test that needs e.g. kernel.numa_balancing on leaves the host as it was.
+// Tests that use one hold the CTest RESOURCE_LOCK of that sysctl (see
+// tier_unit_test(... LOCKS ...)), so parallel tests never see each other's value.
+class ScopedSysctl {
+ public:
+  ScopedSysctl(std::string path, long value) : path_(std::move(path)) {
+    std::ifstream in(path_);
+    in >> old_;
+    ok_ = static_cast<bool>(in) && write(value);
+  }
+  ~ScopedSysctl() {
+    if (ok_) write(old_);
+  }
+  ScopedSysctl(const ScopedSysctl&) = delete;
+  ScopedSysctl& operator=(const ScopedSysctl&) = delete;
+  bool ok() const { return ok_; }
+
+ private:
+  bool write(long value) const {
+    std::ofstream out(path_);
+    out << value << "\n";
+    out.flush();
+    return static_cast<bool>(out);
+  }
+  std::string path_;
+  long old_ = 0;
+  bool ok_ = false;
+};
+
 }  // namespace tier::test

@@ -72,7 +72,7 @@ std::vector<SourceInfo> probe_sources(const SysRoot& root) {
   for (const auto& e : registry()) {
     SourceInfo info{std::string(e.name), e.probe(root), {}};
     if (e.name == "bpf-fault" && info.availability.available && balancing.value_or(0) == 0) {
-      info.auto_note = "auto passes over it: NUMA balancing is off, so faults are first touches";
+      info.auto_note = "auto skips it while NUMA balancing is off";
     }
     out.push_back(std::move(info));
   }
