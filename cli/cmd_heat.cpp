@@ -48,6 +48,48 @@ boost::json::object run_json(const tier::heat::SourceRun& run) {
   return o;
 }
 
+boost::json::value kernel_json(const std::optional<tier::heat::KernelActivity>& kernel) {
+  if (!kernel) return nullptr;
+  boost::json::array run_time;
+  for (const auto& [node, ns] : kernel->run_time_ns_by_node) {
+    run_time.push_back({{"node", node}, {"ms", static_cast<double>(ns) / 1e6}});
+  }
+  boost::json::object by_reason;
+  for (const auto& [reason, pages] : kernel->migrated_by_reason) by_reason[reason] = pages;
+  return boost::json::object{{"run_time_ms_by_node", std::move(run_time)},
+                             {"run_time_hook", kernel->run_time_hook},
+                             {"run_time_error", kernel->run_time_error},
+                             {"migrated_pages", kernel->migrations_succeeded},
+                             {"migration_failures", kernel->migrations_failed},
+                             {"migrated_by_reason", std::move(by_reason)},
+                             {"migrations_hook", kernel->migrations_hook},
+                             {"migrations_error", kernel->migrations_error}};
+}
+
+void print_kernel_activity(const tier::heat::KernelActivity& k) {
+  if (!k.run_time_error.empty()) {
+    std::printf("run time per node: not watched (%s)\n", k.run_time_error.c_str());
+  } else {
+    std::printf("run time by CPU node:");
+    if (k.run_time_ns_by_node.empty()) std::printf(" none (the process did not run)");
+    for (const auto& [node, ns] : k.run_time_ns_by_node) {
+      std::printf("  node%d %.0f ms", node, static_cast<double>(ns) / 1e6);
+    }
+    std::printf("\n");
+  }
+  if (!k.migrations_error.empty()) {
+    std::printf("kernel migrations: not watched (%s)\n", k.migrations_error.c_str());
+    return;
+  }
+  std::printf("kernel's own migrations during the run (all processes): %llu pages, %llu failed",
+              static_cast<unsigned long long>(k.migrations_succeeded),
+              static_cast<unsigned long long>(k.migrations_failed));
+  for (const auto& [reason, pages] : k.migrated_by_reason) {
+    std::printf("; %s %llu", reason.c_str(), static_cast<unsigned long long>(pages));
+  }
+  std::printf("\n");
+}
+
 boost::json::object report_json(const tier::heat::HeatReport& r,
                                 const std::vector<tier::heat::SourceInfo>& probes,
                                 const boost::json::array& fallbacks) {
@@ -97,6 +139,7 @@ boost::json::object report_json(const tier::heat::HeatReport& r,
           {"unresolved_nodes", r.unresolved_nodes},
           {"runs", std::move(runs)},
           {"agreement", agreement},
+          {"kernel", kernel_json(r.kernel)},
           {"stopped_reason", r.stopped_reason},
           {"fallbacks", fallbacks},
           {"sources", heat_sources_json(probes)}};
@@ -144,6 +187,7 @@ void print_report(const tier::heat::HeatReport& r, std::size_t top) {
       std::printf("cross-check %s did not start: %s\n", run.name.c_str(), run.error.c_str());
     }
   }
+  if (r.kernel) print_kernel_activity(*r.kernel);
   if (r.agreement) {
     const auto& a = *r.agreement;
     std::printf(

@@ -87,7 +87,8 @@ struct Fixture : ::testing::Test {
   void SetUp() override {
     options.duration = 300ms;
     options.interval = 100ms;
-    options.decay = 1.0;  // exact sums
+    options.decay = 1.0;              // exact sums
+    options.kernel_activity = false;  // scripted sources only: no eBPF
     options.factory = [this](std::string_view name, const SourceOptions&) {
       std::string n(name);
       return std::make_unique<ScriptedSource>(n, scripts[n], stop_after[n], fail_start[n]);

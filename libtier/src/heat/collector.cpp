@@ -5,6 +5,7 @@
 #include <set>
 #include <thread>
 
+#include "kernel_activity.hpp"
 #include "node_resolver.hpp"
 #include "tier/heat/selection.hpp"
 #include "tier/residency.hpp"
@@ -149,6 +150,8 @@ HeatReport collect_heat(const SysRoot& root, const Topology& topology, MemorySys
     runs.push_back(std::move(run));
   }
 
+  std::optional<KernelActivityWatch> kernel;
+  if (options.kernel_activity) kernel.emplace(pid, source_options.cpu_node);
   NodeResolver resolver(syscalls);
   std::map<int, double> node_score;
   std::vector<AccessSample> samples;
@@ -209,6 +212,7 @@ HeatReport collect_heat(const SysRoot& root, const Topology& topology, MemorySys
     run.report.counters = run.source->counters();
   }
   report.seconds = std::chrono::duration<double>(Clock::now() - begin).count();
+  if (kernel) report.kernel = kernel->finish();
 
   const HeatMap& map = runs[0].map;
   report.granule_bytes = map.granule_bytes();

@@ -38,6 +38,7 @@ struct CollectOptions {
   double decay = 0.9;                         // HeatMap decay per epoch (per interval)
   std::size_t top = 0;                        // hot ranges to report; 0 = every range with a score
   const std::atomic<bool>* cancel = nullptr;  // set (e.g. by SIGINT) to end early
+  bool kernel_activity = true;  // also watch run time per node and kernel migrations (eBPF)
   /// Builds a source by name; make_source() (selection.hpp) when empty. The
   /// seam unit tests use to script sources.
   std::function<std::unique_ptr<HeatSource>(std::string_view, const SourceOptions&)> factory;
@@ -73,6 +74,16 @@ struct Agreement {
   double other_covered = 0;    // common / other_blocks
 };
 
+/// The kernel's side during the run (see src/heat/kernel_activity.hpp).
+struct KernelActivity {
+  std::map<int, std::uint64_t> run_time_ns_by_node;  // the process's on-CPU time by CPU node
+  std::string run_time_hook, run_time_error;         // attach point, or why not watched
+  std::uint64_t migrations_succeeded = 0;            // pages the kernel migrated (all processes)
+  std::uint64_t migrations_failed = 0;
+  std::map<std::string, std::uint64_t> migrated_by_reason;  // "numa_misplaced", "demotion", ...
+  std::string migrations_hook, migrations_error;
+};
+
 struct HeatReport {
   int pid = 0;
   std::vector<SourceRun> sources;  // [0] is the primary
@@ -86,7 +97,8 @@ struct HeatReport {
   CrossNumaMatrix cross_numa;
   std::uint64_t unresolved_nodes = 0;  // samples whose memory node stayed unknown
   std::optional<Agreement> agreement;
-  std::string stopped_reason;  // why collection ended early, empty when it ran its course
+  std::optional<KernelActivity> kernel;  // with CollectOptions::kernel_activity
+  std::string stopped_reason;            // why collection ended early, empty when it ran its course
 };
 
 HeatReport collect_heat(const SysRoot& root, const Topology& topology, MemorySyscalls& syscalls,
