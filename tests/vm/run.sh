@@ -103,8 +103,11 @@ qemu_command() {
     QEMU=("$(command -v qemu-system-x86_64)")
   fi
   # tb-size: the default 1 GiB translation cache doubles QEMU's RSS.
+  # thread: a mode may ask for single-threaded TCG (MODE_TCG_THREAD=single);
+  # see modes/numa.sh for why the heat scenarios need it.
   # shellcheck disable=SC2054 # commas belong to QEMU option values
-  QEMU+=(-nodefaults -display none -no-reboot -accel tcg,tb-size=256
+  QEMU+=(-nodefaults -display none -no-reboot
+         -accel "tcg,tb-size=256,thread=${MODE_TCG_THREAD:-multi}"
          -kernel "$kdir/vmlinuz" -initrd "$rundir/initramfs.cpio"
          -append "console=ttyS0 rdinit=/init panic=-1 $MODE_CMDLINE"
          -serial "file:$rundir/console.log" -serial "file:$rundir/results.log")
