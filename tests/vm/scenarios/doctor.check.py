@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """doctor: `tierctl doctor --json` exits 0 and reports the guest kernel's
-features as recorded in expect/MODE.json ("doctor": {check: status})."""
+features as recorded in expect/MODE.json ("doctor": {check: status}), and
+lists the heat sources in auto order with the availability recorded there
+("heat_sources": {name: available}), each with a reason."""
 import os
 import sys
 
@@ -9,6 +11,7 @@ import vmcheck  # noqa: E402
 
 REQUIRED = ["btf", "kprobes", "damon_vaddr", "soft_dirty", "numa_balancing"]
 STATUSES = ["ok", "missing", "error"]
+HEAT_ORDER = ["pmu", "bpf-fault", "damon", "soft-dirty", "idle-page", "perf-fault"]
 
 c = vmcheck.Check("doctor")
 c.eq("exit status", c.rc(), 0)
@@ -34,4 +37,15 @@ if doc is not None:
             c.fail("%s: status %s, want %s (detail: %s)" % (
                 name, by_name[name]["status"], want, by_name[name]["detail"]))
     c.note(" ".join("%s=%s" % (k, by_name[k]["status"]) for k in REQUIRED if k in by_name))
+    sources = doc.get("heat_sources") if isinstance(doc, dict) else None
+    if not isinstance(sources, list):
+        c.fail("no 'heat_sources' list in the output")
+        sources = []
+    c.eq("heat sources in auto order", [s.get("name") for s in sources], HEAT_ORDER)
+    for s in sources:
+        if not s.get("reason"):
+            c.fail("heat source %s has no reason" % s.get("name"))
+    got = {s.get("name"): s.get("available") for s in sources}
+    c.eq("heat sources available", got, c.expect.get("heat_sources", {}))
+    c.note("heat sources: " + " ".join(n for n in HEAT_ORDER if got.get(n)))
 c.finish()
