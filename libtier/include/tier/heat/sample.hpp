@@ -13,7 +13,7 @@ namespace tier::heat {
 /// What one sample is evidence of.
 enum class SampleKind : std::uint8_t {
   first_touch,  // fault on a not-present page: allocation (or a refault after reclaim)
-  hint_fault,   // fault on a present page: NUMA hint fault of the balancing scan (or COW)
+  hint_fault,   // repeat fault: NUMA hint fault of the balancing scan, COW, or a page seen before
   pmu_load,     // precise PMU load sample (PEBS load latency / IBS op)
   pmu_store,    // precise PMU store sample
   region,       // a monitored region with an access count (DAMON): [addr, addr + length)
