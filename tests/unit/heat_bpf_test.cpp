@@ -669,15 +669,21 @@ TEST_P(RunTimeHookTest, PinnedSpinnerIsCreditedToItsCpusNode) {
     }
     return total;
   };
-  for (int i = 0; i < 1000 && credited() + 1'000'000u < run; ++i) {
+  // The program times slices with bpf_ktime_get_ns (CLOCK_MONOTONIC), the
+  // kernel's schedstat and the child's spin with the scheduler's task clock:
+  // different clocks, so agreement is asked within 1% (3 ms of 300), not to
+  // the nanosecond (under a parallel ctest run they differed by 1.3 ms).
+  const std::uint64_t tolerance = run / 100;
+  for (int i = 0; i < 1000 && credited() + tolerance < run; ++i) {
     std::this_thread::sleep_for(1ms);
   }
   ASSERT_EQ(times.size(), 1u);
   const auto& by_node = times.at(pid);
   ASSERT_EQ(by_node.size(), 1u) << "one CPU, one node";
   const std::uint64_t ns = by_node.at(cpu_node[0]);
-  EXPECT_GE(ns, 300'000'000u);
-  EXPECT_GE(ns + 1'000'000u, run) << "kernel schedstat says " << run << " ns";
+  EXPECT_GE(ns, 297'000'000u);
+  EXPECT_GE(ns + tolerance, run) << "kernel schedstat says " << run << " ns";
+  EXPECT_LE(ns, run + tolerance) << "kernel schedstat says " << run << " ns";
   EXPECT_LE(ns, static_cast<std::uint64_t>(std::chrono::nanoseconds(wall).count()));
   child.go();
   EXPECT_EQ(child.wait(), 0);
