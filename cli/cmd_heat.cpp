@@ -56,7 +56,8 @@ boost::json::value kernel_json(const std::optional<tier::heat::KernelActivity>& 
   }
   boost::json::object by_reason;
   for (const auto& [reason, pages] : kernel->migrated_by_reason) by_reason[reason] = pages;
-  return boost::json::object{{"run_time_ms_by_node", std::move(run_time)},
+  return boost::json::object{{"seconds", kernel->seconds},
+                             {"run_time_ms_by_node", std::move(run_time)},
                              {"run_time_hook", kernel->run_time_hook},
                              {"run_time_error", kernel->run_time_error},
                              {"migrated_pages", kernel->migrations_succeeded},

@@ -1,5 +1,7 @@
 #include "kernel_activity.hpp"
 
+#include <chrono>
+
 #include "tier/heat/bpf_sources.hpp"
 
 namespace tier::heat {
@@ -10,6 +12,7 @@ struct KernelActivityWatch::Impl {
   BpfMigrationCounter migrations;
   KernelActivity result;
   bool run_time_started = false, migrations_started = false;
+  std::chrono::steady_clock::time_point since = std::chrono::steady_clock::now();
 };
 
 KernelActivityWatch::KernelActivityWatch(pid_t pid, const std::vector<int>& cpu_node)
@@ -35,6 +38,8 @@ KernelActivityWatch::~KernelActivityWatch() = default;
 
 KernelActivity KernelActivityWatch::finish() {
   KernelActivity& r = impl_->result;
+  r.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - impl_->since).count();
   if (impl_->run_time_started) {
     const auto all = impl_->run_time.read();
     if (auto it = all.find(impl_->pid); it != all.end()) r.run_time_ns_by_node = it->second;

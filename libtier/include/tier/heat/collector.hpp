@@ -76,6 +76,7 @@ struct Agreement {
 
 /// The kernel's side during the run (see src/heat/kernel_activity.hpp).
 struct KernelActivity {
+  double seconds = 0;  // how long the programs watched (attach to read: a bit over the run)
   std::map<int, std::uint64_t> run_time_ns_by_node;  // the process's on-CPU time by CPU node
   std::string run_time_hook, run_time_error;         // attach point, or why not watched
   std::uint64_t migrations_succeeded = 0;            // pages the kernel migrated (all processes)
