@@ -39,7 +39,8 @@ cp /boot/config-* $N/boot/
 for d in /lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu /lib64; do
   [ -d "$d" ] || continue
   mkdir -p "$N$d"
-  cp -an "$d/." "$N$d/"
+  # Each entry by name: given "$d/.", busybox's -n skips the whole folder.
+  cp -an "$d"/* "$N$d/"
 done
 
 S=$N/etc/systemd/system
@@ -71,7 +72,7 @@ ln -sf ../vmtest.service $S/multi-user.target.wants/vmtest.service
 # the boot from ever being "finished" in the sense this mode tests. The apt
 # timers and the e2scrub reaper are host housekeeping with no place in a
 # throwaway guest.
-for u in getty@.service serial-getty@.service console-getty.service \
+for u in getty@.service serial-getty@.service console-getty.service getty-static.service \
          apt-daily.timer apt-daily-upgrade.timer e2scrub_reap.service \
          e2scrub_all.timer; do
   ln -sf /dev/null "$S/$u"
