@@ -68,10 +68,11 @@ StandardError=journal+console
 WantedBy=multi-user.target
 UNIT
 ln -sf ../vmtest.service $S/multi-user.target.wants/vmtest.service
-# No logins: a getty on the console would fight the test for it and keep
-# the boot from ever being "finished" in the sense this mode tests. The apt
-# timers and the e2scrub reaper are host housekeeping with no place in a
-# throwaway guest.
+# No logins: a getty on the console would only add prompts to the console
+# log. getty-static starts gettys on tty2-6 when logind is missing (it is, in
+# minbase) and would fail on the masked ones, leaving the system "degraded".
+# The apt timers and the e2scrub reaper are host housekeeping with no place
+# in a throwaway guest.
 for u in getty@.service serial-getty@.service console-getty.service getty-static.service \
          apt-daily.timer apt-daily-upgrade.timer e2scrub_reap.service \
          e2scrub_all.timer; do

@@ -26,6 +26,11 @@ if c.allowed("systemctl is-system-running --wait", state, ["running", "degraded"
 if state == "degraded" and not failed:
     c.fail("state degraded but no failed unit listed")
 
+# "Startup finished in 6.1s (kernel) + 31.9s (userspace) = 38.0s ..."
+startup = c.file("analyze.time").strip().splitlines()
+if startup:
+    c.note(startup[0].replace("Startup finished in ", "boot: "))
+
 want_nodes = [n["id"] for n in c.expect["nodes"]]
 c.eq("online nodes", vmcheck.parse_cpulist(c.file("nodes.online")), want_nodes)
 c.eq("online nodes (facts)", c.facts.nodes(), want_nodes)

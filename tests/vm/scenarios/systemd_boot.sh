@@ -13,5 +13,8 @@ timeout 60 systemctl is-system-running --wait >system.state 2>&1
 echo $? >system.state.rc
 # Every failed unit, to name them if the state is "degraded".
 systemctl list-units --state=failed --no-legend --plain >failed.units 2>&1
+# Where the boot's time went (reported, not judged: TCG on a shared host).
+systemd-analyze time >analyze.time 2>&1
+systemd-analyze blame --no-pager >analyze.blame 2>&1
 cat /sys/devices/system/node/online >nodes.online
 tierctl doctor --json >doctor.json
