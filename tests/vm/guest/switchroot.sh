@@ -11,7 +11,8 @@
 # /boot, the module load log in /out, and the shared libraries the programs
 # need, which go where the loader looks. Debian's own copy of a library wins
 # (no clobbering): the image, fresh from the mirror, is normally at least
-# as new as the build machine's bookworm, and replacing its libc under systemd would be asking for trouble.
+# as new as the build machine's bookworm, and replacing its libc under
+# systemd would be asking for trouble.
 # Any failure ends PID 1: the kernel panics (panic=-1, QEMU -no-reboot), QEMU
 # exits, and the host reports the boot failed with the console's last lines,
 # which is sooner and clearer than a half-prepared systemd boot.
