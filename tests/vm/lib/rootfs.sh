@@ -35,7 +35,7 @@ fetch_rootfs() {
     die "no Debian mirror configured in /etc/apt"
   mirror=$(sed -n 's/^URIs: //p' <<<"$source")
   keyring=$(sed -n 's/^Signed-By: //p' <<<"$source")
-  log "rootfs: debootstrap $APT_CODENAME ($ROOTFS_VARIANT + $ROOTFS_INCLUDE), about a minute"
+  log "rootfs: debootstrap $APT_CODENAME ($ROOTFS_VARIANT + $ROOTFS_INCLUDE), 1-3 minutes"
   start=$(now)
   rm -rf "$dir"; mkdir -p "$dir"
   run_logged "$dir/debootstrap.log" debootstrap --variant="$ROOTFS_VARIANT" \
