@@ -16,6 +16,7 @@ packages=(
   clang llvm libbpf-dev bpftool linux-libc-dev
   # emulated CXL/NUMA machine (tests/vm)
   qemu-system-x86 busybox-static cpio xz-utils zstd kmod bzip2 file ndctl daxctl python3
+  debootstrap  # the systemd mode's Debian root filesystem (tests/vm/lib/rootfs.sh)
 )
 
 missing=()

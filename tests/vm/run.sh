@@ -20,8 +20,10 @@ REPO=$(cd "$VM_DIR/../.." && pwd)
 . "$VM_DIR/lib/fetch.sh"
 # shellcheck source=lib/initramfs.sh
 . "$VM_DIR/lib/initramfs.sh"
+# shellcheck source=lib/rootfs.sh
+. "$VM_DIR/lib/rootfs.sh"
 
-ALL_MODES=(numa numa61 pmem cxl)
+ALL_MODES=(numa numa61 pmem cxl systemd)
 SCENARIO_TIMEOUT=120  # default per scenario, inside the guest
 SETUP_TIMEOUT=120     # the mode's setup inside the guest
 BOOT_ALLOWANCE=90     # boot + facts + poweroff, on top of the above
@@ -188,7 +190,7 @@ run_mode() {
   # shellcheck disable=SC2034
   {
     MODE_KERNEL="" MODE_QEMU=system MODE_TOPOLOGY=numa4 MODE_MACHINE_EXTRA=""
-    MODE_CMDLINE="" MODE_MODULES="" MODE_TOOLS="" MODE_QEMU_ARGS=()
+    MODE_CMDLINE="" MODE_MODULES="" MODE_TOOLS="" MODE_QEMU_ARGS=() MODE_ROOTFS=""
   }
   # shellcheck source=/dev/null
   . "$VM_DIR/modes/$mode.sh"
@@ -205,6 +207,7 @@ run_mode() {
   fetch_kernel "$MODE_KERNEL"
   kdir="$VMB/kernel-$MODE_KERNEL"
   [[ $MODE_QEMU == qemu10 ]] && fetch_qemu10
+  [[ -z $MODE_ROOTFS ]] || fetch_rootfs "$MODE_ROOTFS"
   build_initramfs "$mode" "$kdir" "$rundir/initramfs.cpio"
   [[ $KEEP == 1 ]] || rm -rf "$VMB/initramfs/$mode"
 

@@ -2,7 +2,7 @@
 """Unpack the guest's result stream (serial port ttyS1) into a folder.
 
 usage: results.py STREAM OUTDIR
-Extracts each step's tar (format: tests/vm/guest/init) into OUTDIR/<step>/
+Extracts each step's tar (format: tests/vm/guest/steps.sh) into OUTDIR/<step>/
 and writes OUTDIR/steps.tsv: one "step<TAB>exit status" line per finished
 step, and a last line "END<TAB>-" if the guest finished the run. A stream cut
 short (guest hung, timed out, crashed) yields what arrived.
