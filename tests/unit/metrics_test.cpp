@@ -390,7 +390,8 @@ TEST(MetricsBind, PortInUseIsAnErrorNamingTheAddress) {
     Metrics metrics(taken);
     ADD_FAILURE() << "bound " << taken.to_string() << " although it is in use";
   } catch (const MetricsError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("cannot listen on " + taken.to_string()));
+    EXPECT_THAT(e.what(), HasSubstr("cannot listen on " + taken.to_string() + ": " +
+                                    std::strerror(EADDRINUSE)));
   }
   ::close(fd);
 }
@@ -402,7 +403,8 @@ TEST(MetricsBind, AddressNotOnThisHostIsAnErrorNamingIt) {
     Metrics metrics(foreign);
     ADD_FAILURE() << "bound " << foreign.to_string();
   } catch (const MetricsError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("cannot listen on 192.0.2.1:9464"));
+    EXPECT_THAT(e.what(), HasSubstr("cannot listen on 192.0.2.1:9464: " +
+                                    std::string(std::strerror(EADDRNOTAVAIL))));
   }
 }
 
