@@ -365,6 +365,16 @@ TEST_F(MetricsExporter, NodeMissingFromTheTopologyIsLabelledUnknown) {
       kGiB);
 }
 
+TEST(MetricsOff, KernelCountersTheKernelLacksHaveNoSeries) {
+  Metrics metrics(std::nullopt);
+  // A kernel without memory tiering counters: only pgmigrate_* in vmstat.
+  metrics.update_kernel_counters({{"pgmigrate_success", 10}});
+  metrics.update_kernel_counters({{"pgmigrate_success", 20}});
+  for (const auto& [name, value] : series_of(metrics.render())) {
+    EXPECT_FALSE(name.starts_with("tier_kernel_")) << name << " = " << value;
+  }
+}
+
 TEST(MetricsOff, RegistryWorksWithoutListening) {
   Metrics metrics(parse_listen_address("off"));
   EXPECT_FALSE(metrics.address());
