@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <civetweb.h>
 #include <prometheus/exposer.h>
 
 #include <cerrno>
@@ -49,6 +50,14 @@ std::string why_bind_fails(const ListenAddress& address) {
 MetricsHttpServer::MetricsHttpServer(const ListenAddress& address,
                                      const std::shared_ptr<prometheus::Collectable>& registry)
     : address_(address) {
+  // Debian 12's civetweb is built without IPv6 (mg_check_feature(8) == 0);
+  // without this check the user would only hear "problem binding to port".
+  constexpr unsigned kCivetwebIpv6 = 8;
+  if (address.ipv6() && mg_check_feature(kCivetwebIpv6) == 0) {
+    throw MetricsError("metrics: cannot listen on " + address.to_string() +
+                       ": this build's HTTP server (civetweb) has no IPv6 support; use an IPv4 "
+                       "address");
+  }
   try {
     // Two threads: a slow scraper cannot hold up a second one (two
     // Prometheus servers scraping one host is common).

@@ -418,5 +418,17 @@ TEST(MetricsBind, AddressNotOnThisHostIsAnErrorNamingIt) {
   }
 }
 
+TEST(MetricsBind, Ipv6IsServedOrRefusedWithTheReason) {
+  // Debian 12's civetweb has no IPv6; either way the outcome must be clear.
+  try {
+    Metrics metrics(ListenAddress{"::1", 0});
+    EXPECT_NE(metrics.address()->port, 0);
+  } catch (const MetricsError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("cannot listen on [::1]:0: "));
+    EXPECT_THAT(e.what(), ::testing::AnyOf(HasSubstr("no IPv6 support"),
+                                           HasSubstr(std::strerror(EADDRNOTAVAIL))));
+  }
+}
+
 }  // namespace
 }  // namespace tier::test
