@@ -193,7 +193,7 @@ void feed_known_tick(Metrics& metrics) {
 
   tier::MoveReport promote;
   promote.pages.moved = 300;
-  promote.bytes.moved = 300 * 4096;
+  promote.bytes.moved = std::uint64_t{300} * 4096;
   promote.pages.busy = 4;
   promote.pages.no_memory = 2;
   promote.pages.skipped = 50;  // not attempted: not a failure
@@ -201,7 +201,7 @@ void feed_known_tick(Metrics& metrics) {
   metrics.record_migration(tierd::MigrationDirection::promote, promote);
   tier::MoveReport demote;
   demote.pages.moved = 1;
-  demote.bytes.moved = 2 << 20;  // one 2 MiB huge page
+  demote.bytes.moved = std::uint64_t{2} << 20;  // one 2 MiB huge page
   demote.pages.process_gone = 9;
   metrics.record_migration(tierd::MigrationDirection::demote, demote);
 
