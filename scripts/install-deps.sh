@@ -10,6 +10,8 @@ packages=(
   # libtier
   libhwloc-dev hwloc libnuma-dev numactl libboost1.81-dev libboost-json1.81-dev
   libcli11-dev libtomlplusplus-dev zlib1g-dev libpfm4-dev
+  # tierd metrics exporter (prometheus-cpp; /metrics is served by its pull part), promtool for its tests
+  prometheus-cpp-dev libprometheus-cpp-pull1.0 prometheus
   # tests and benchmarks
   libgtest-dev libgmock-dev googletest libbenchmark-dev mbw gnuplot-nox
   # eBPF (CO-RE skeletons)
