@@ -10,6 +10,7 @@ packages=(
   # libtier
   libhwloc-dev hwloc libnuma-dev numactl libboost1.81-dev libboost-json1.81-dev
   libcli11-dev libtomlplusplus-dev zlib1g-dev libpfm4-dev
+  libsystemd-dev  # tierd: sd_notify, watchdog (daemon/service_notifier.cpp)
   # tests and benchmarks
   libgtest-dev libgmock-dev googletest libbenchmark-dev mbw gnuplot-nox
   # eBPF (CO-RE skeletons)
