@@ -206,9 +206,19 @@ class Daemon {
   std::unique_ptr<tierd::ControlServer> server_;
 };
 
-}  // namespace
+// Logs a fatal error and tells the manager why tierd is exiting (shown by
+// `systemctl status`). Never throws: it runs in main's last catch blocks.
+int report_failure(tierd::ServiceNotifier* notifier, const char* what, int exit_code) noexcept {
+  try {
+    tierd::log::error() << what;
+    if (notifier != nullptr) notifier->status(std::string("failed: ") + what);
+  } catch (...) {
+    // Out of memory while reporting: the exit code still says it failed.
+  }
+  return exit_code;
+}
 
-int main(int argc, char** argv) {
+int tierd_main(int argc, char** argv) {
   CLI::App app{
       "tierd - the tier daemon: tiered-memory placement and CPU pools.\n"
       "Without --config it runs on the embedded default configuration.\n"
@@ -238,8 +248,9 @@ int main(int argc, char** argv) {
     std::cout << tierd::embedded_default_config();
     return 0;
   }
-  std::unique_ptr<tierd::ServiceNotifier> notifier = tierd::make_systemd_notifier();
+  std::unique_ptr<tierd::ServiceNotifier> notifier;
   try {
+    notifier = tierd::make_systemd_notifier();
     tierd::Config config = load(options);
     if (options.check_config) {
       std::cout << "tierd: configuration " << config_origin(options) << " is valid\n";
@@ -248,12 +259,19 @@ int main(int argc, char** argv) {
     apply_log_level(config);
     return Daemon(options, std::move(config), *notifier).run();
   } catch (const tierd::ConfigError& e) {
-    tierd::log::error() << e.what();
-    notifier->status(std::string("failed: ") + e.what());
-    return 2;
+    return report_failure(notifier.get(), e.what(), 2);
   } catch (const std::exception& e) {
-    tierd::log::error() << e.what();
-    notifier->status(std::string("failed: ") + e.what());
+    return report_failure(notifier.get(), e.what(), 1);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return tierd_main(argc, argv);
+  } catch (...) {
+    // Only argument parsing set-up (CLI11) can get here: nothing to report to.
     return 1;
   }
 }

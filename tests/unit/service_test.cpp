@@ -121,6 +121,7 @@ class Service : public ::testing::Test {
              bool watchdog_pid_is_child = false) {
     ScopedEnv notify("NOTIFY_SOCKET", notify_->path().string());
     std::vector<std::unique_ptr<ScopedEnv>> scoped;
+    scoped.reserve(extra.size());
     for (const auto& [name, value] : extra)
       scoped.push_back(std::make_unique<ScopedEnv>(name, value));
     std::string script =
