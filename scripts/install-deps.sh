@@ -12,6 +12,7 @@ packages=(
   libcli11-dev libtomlplusplus-dev zlib1g-dev libpfm4-dev
   # tierd metrics exporter (prometheus-cpp; /metrics is served by its pull part), promtool for its tests
   prometheus-cpp-dev libprometheus-cpp-pull1.0 prometheus
+  libsystemd-dev  # tierd: sd_notify, watchdog (daemon/service_notifier.cpp)
   # tests and benchmarks
   libgtest-dev libgmock-dev googletest libbenchmark-dev mbw gnuplot-nox
   # eBPF (CO-RE skeletons)
