@@ -205,6 +205,17 @@ inline std::string test_name_from(const std::string& text) {
   return name;
 }
 
+/// True in the ASan build (`make asan`). Some live tests must know: ASan's
+/// shadow memory adds page faults of its own (one shadow page per eight
+/// pages touched), and its multi-TiB shadow reservation is so large that the
+/// NUMA balancing scanner, which walks a bounded amount of virtual address
+/// space per period, takes minutes to reach a test's buffer.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kAddressSanitizer = true;
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+
 // Sets a /proc/sys integer for a scope and writes the old value back, so a
 // test that needs e.g. kernel.numa_balancing on leaves the host as it was.
 // Tests that use one hold the CTest RESOURCE_LOCK of that sysctl (see
