@@ -57,3 +57,14 @@ tidy: build
 
 clean:
 	rm -rf $(BUILD)
+
+# libFuzzer targets (fuzz/, clang, own build dir); not part of `make test`.
+#   make fuzz                     60 s per target
+#   make fuzz FUZZ_SECONDS=600    longer;  make fuzz FUZZ_RUNS=1000000  by executions
+FUZZ_BUILD   ?= $(BUILD)/fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_RUNS    ?=
+
+.PHONY: fuzz
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_RUNS=$(FUZZ_RUNS) fuzz/run.sh --build-dir $(FUZZ_BUILD)

@@ -1,7 +1,9 @@
 #include "config.hpp"
 
 #include <toml++/toml.h>
+#include <charconv>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -72,18 +74,18 @@ Config parse_config(const std::string& text, const std::string& origin) {
       for (const auto& [key, value] : *overrides) {
         const std::string name = "topology.tier_override." + std::string(key.str());
         auto rank = value.value<int64_t>();
-        unsigned long id = 0;
-        std::size_t used = 0;
-        try {
-          id = std::stoul(std::string(key.str()), &used);
-        } catch (const std::exception&) {
-          used = 0;
-        }
-        if (used == 0 || used != key.str().size() || !rank || *rank < 0) {
+        // from_chars, unlike stoul, takes no sign or blanks and reports ids
+        // beyond unsigned: "-1" and "4294967296" were accepted as nodes
+        // 4294967295 and 0, and a rank of 2^32 as rank 0.
+        const std::string_view id_text = key.str();
+        unsigned id = 0;
+        const auto [end, ec] = std::from_chars(id_text.data(), id_text.data() + id_text.size(), id);
+        if (ec != std::errc() || end != id_text.data() + id_text.size() || !rank || *rank < 0 ||
+            *rank > std::numeric_limits<unsigned>::max()) {
           throw ConfigError(where(origin, value.source(), name) +
                             ": expected \"NODE\" = RANK with non-negative integers");
         }
-        config.tier_override[static_cast<unsigned>(id)] = static_cast<unsigned>(*rank);
+        config.tier_override[id] = static_cast<unsigned>(*rank);
       }
     }
   }

@@ -1,11 +1,39 @@
 #include "tier/control_protocol.hpp"
 
 #include <boost/json.hpp>
+#include <cmath>
 #include <stdexcept>
 
 namespace tier::control {
 
 namespace json = boost::json;
+
+namespace {
+
+// Boost.JSON 1.81 reads a number beyond double's range (1e400) as infinity
+// and serializes infinity as `Infinity`, which is not JSON: a reply that
+// carried such a value back would be unreadable to tierctl (found by
+// fuzz/fuzz_request). Nesting is bounded by the parser's depth limit.
+bool has_non_finite_number(const json::value& value) {
+  switch (value.kind()) {
+    case json::kind::double_:
+      return !std::isfinite(value.get_double());
+    case json::kind::array:
+      for (const json::value& item : value.get_array()) {
+        if (has_non_finite_number(item)) return true;
+      }
+      return false;
+    case json::kind::object:
+      for (const auto& member : value.get_object()) {
+        if (has_non_finite_number(member.value())) return true;
+      }
+      return false;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
 
 std::string encode_request(std::string_view method, const json::value& params) {
   json::object request{{"version", kProtocolVersion}, {"method", method}};
@@ -30,6 +58,7 @@ Request parse_request(std::string_view line) {
   json::error_code ec;
   json::value value = json::parse(line, ec);
   if (ec) throw std::invalid_argument("malformed JSON: " + ec.message());
+  if (has_non_finite_number(value)) throw std::invalid_argument("number out of range");
   const json::object* object = value.if_object();
   if (object == nullptr) throw std::invalid_argument("request must be a JSON object");
   const json::value* version = object->if_contains("version");
