@@ -17,6 +17,7 @@ packages=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev mbw gnuplot-nox
   # eBPF (CO-RE skeletons)
   clang llvm libbpf-dev bpftool linux-libc-dev
+  libclang-rt-14-dev  # libFuzzer runtime for `make fuzz` (fuzz/)
   # emulated CXL/NUMA machine (tests/vm)
   qemu-system-x86 busybox-static cpio xz-utils zstd kmod bzip2 file ndctl daxctl python3
   debootstrap  # the systemd mode's Debian root filesystem (tests/vm/lib/rootfs.sh)

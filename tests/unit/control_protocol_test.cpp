@@ -24,6 +24,19 @@ TEST(ControlProtocol, RejectsMalformedRequests) {
   EXPECT_THROW(parse_request(std::string(kMaxRequestBytes + 1, ' ')), std::invalid_argument);
 }
 
+// Found by fuzz_request: a number past double's range parsed as infinity,
+// which Boost.JSON then writes as `Infinity` - not JSON - in any reply that
+// echoes it.
+TEST(ControlProtocol, RejectsNumbersOutOfDoubleRange) {
+  try {
+    parse_request(R"({"version":1,"method":"status","params":{"x":1e400}})");
+    FAIL() << "1e400 accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("number out of range"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(parse_request(R"({"version":1,"method":"status","params":{"x":1e300}})"));
+}
+
 TEST(ControlProtocol, RepliesCarryResultOrError) {
   std::string ok = encode_ok(boost::json::value{{"a", 2}});
   EXPECT_EQ(parse_reply(ok).as_object().at("a").as_int64(), 2);

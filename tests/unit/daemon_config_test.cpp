@@ -40,6 +40,17 @@ TEST(DaemonConfig, ErrorsNameFileLineAndKey) {
   EXPECT_NE(error_of("[daemon\n").find("test.toml:1: "), std::string::npos);
 }
 
+// Found while fuzzing the parser: ids with signs or spaces, and numbers past
+// 32 bits that used to wrap to node 0 / rank 0.
+TEST(DaemonConfig, TierOverrideRejectsSignedSpacedAndOverflowingNumbers) {
+  for (const char* id : {"-1", " 1", "+1", "1 ", "4294967296"}) {
+    EXPECT_NE(error_of(std::string("[topology]\ntier_override = { \"") + id + "\" = 1 }\n"), "")
+        << "node id '" << id << "' accepted";
+  }
+  EXPECT_NE(error_of("[topology]\ntier_override = { \"2\" = 4294967296 }\n"), "");
+  EXPECT_NE(error_of("[topology]\ntier_override = { \"2\" = -1 }\n"), "");
+}
+
 TEST(DaemonConfig, UnreadableFileIsNamed) {
   try {
     load_config_file("/nonexistent/tierd.toml");
