@@ -4,8 +4,10 @@ over nodes 0 and 1 (the rest of 256 MiB on node 0), hint faults from
 numa_balancing=1: `tierctl heat --source bpf-fault` reports local_share and
 remote_share of 0.5 +- 0.1 each, and per-node scores where node 1 holds
 about half. The kernel's own counters agree (numa_hint_faults_local is
-0.5 +- 0.1 of numa_hint_faults, nothing migrated); placement unchanged,
-data verified, knobs restored."""
+0.5 +- 0.1 of numa_hint_faults); the buffer's placement is unchanged page
+for page (hotset's query and numa_maps), data verified, knobs restored.
+/proc/vmstat's numa_pages_migrated is only reported: balancing mode 1 may
+move any process's misplaced pages (a CI run saw 1 page move, not hotset's)."""
 import os
 import sys
 
@@ -32,8 +34,8 @@ local_faults = heatcheck.vmstat_delta(c, "numa_hint_faults_local")
 heatcheck.at_least(c, "numa_hint_faults during the observation", faults, HALF * 2)
 kernel_local = local_faults / faults if faults and local_faults is not None else None
 c.within("kernel's local share of hint faults", kernel_local, 0.4, 0.6)
-c.eq("numa_pages_migrated during the observation",
-     heatcheck.vmstat_delta(c, "numa_pages_migrated"), 0)
+c.note("numa_pages_migrated during the observation (all processes): %s"
+       % heatcheck.vmstat_delta(c, "numa_pages_migrated"))
 if doc is not None and truth is not None:
     heatcheck.source_used(c, doc, "bpf-fault")
     local, remote = doc.get("local_share"), doc.get("remote_share")
