@@ -15,38 +15,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
 #include <cerrno>
-#include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "checks.hpp"
 #include "feature_probe.skel.h"
+#include "heat/bpf/libbpf_log.hpp"
 
 namespace tier::doctor {
 
 namespace {
-
-// libbpf's last warning, kept for the report: it often names the real cause
-// (e.g. "failed to determine tracepoint ... perf_event_open"). Child-only.
-std::string g_libbpf_warning;
-
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-int capture_libbpf_print(enum libbpf_print_level level, const char* format, va_list args) {
-  if (level > LIBBPF_WARN) return 0;
-  std::array<char, 512> line{};
-  std::vsnprintf(line.data(), line.size(), format, args);
-  std::string text = line.data();
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  // libbpf prefixes its own messages with "libbpf: "; the report adds it once.
-  if (text.starts_with("libbpf: ")) text.erase(0, 8);
-  if (!text.empty()) g_libbpf_warning = text;
-  return 0;
-}
-#pragma GCC diagnostic pop
 
 bool tracefs_available() {
   return access("/sys/kernel/tracing/events", F_OK) == 0 ||
@@ -93,7 +73,9 @@ std::uint64_t read_hits(const feature_probe_bpf& skel, BpfProgram program) {
 
 ProbeOutcome probe_here(BpfProgram program) {
   ProbeOutcome out;
-  libbpf_set_print(capture_libbpf_print);
+  // libbpf's last warning goes into the report: it often names the real
+  // cause (e.g. "failed to determine tracepoint ... perf_event_open").
+  heat::bpf::LibbpfLog libbpf_log;
   if (program != BpfProgram::tp_btf && !tracefs_available()) {
     if (int error = mount_private_tracefs(); error != 0) {
       out.error = error;
@@ -127,8 +109,8 @@ ProbeOutcome probe_here(BpfProgram program) {
     out.step = "attach";
     out.events = read_hits(*skel, program);
   }
-  if (!out.ok() && !g_libbpf_warning.empty()) {
-    out.message += std::string(out.message.empty() ? "" : "; ") + "libbpf: " + g_libbpf_warning;
+  if (const std::string warning = libbpf_log.last_warning(); !out.ok() && !warning.empty()) {
+    out.message += std::string(out.message.empty() ? "" : "; ") + "libbpf: " + warning;
   }
   bpf_link__destroy(link);
   feature_probe_bpf__destroy(skel);
