@@ -53,6 +53,8 @@
 #include <thread>
 #include <vector>
 
+#include "own_residency.hpp"
+
 namespace {
 
 constexpr std::size_t kPage = 4096;
@@ -213,25 +215,7 @@ struct Writer {
 };
 
 std::string residency_json(char* base, std::size_t pages) {
-  std::map<int, std::size_t> count;
-  constexpr std::size_t kChunk = 4096;
-  std::vector<void*> addrs(kChunk);
-  std::vector<int> status(kChunk);
-  for (std::size_t i = 0; i < pages; i += kChunk) {
-    std::size_t n = std::min(kChunk, pages - i);
-    for (std::size_t k = 0; k < n; ++k) addrs[k] = base + (i + k) * kPage;
-    if (move_pages(0, n, addrs.data(), nullptr, status.data(), 0) != 0) {
-      count[-1000 - errno] += n;
-      continue;
-    }
-    for (std::size_t k = 0; k < n; ++k) ++count[status[k]];
-  }
-  std::string out = "{";
-  for (const auto& [node, n] : count) {
-    if (out.size() > 1) out += ",";
-    out += "\"" + std::to_string(node) + "\":" + std::to_string(n);
-  }
-  return out + "}";
+  return tier_workloads::node_counts_json(tier_workloads::own_page_nodes(base, pages * kPage));
 }
 
 void verify(char* base, std::size_t pages, Writer* writer) {

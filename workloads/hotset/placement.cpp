@@ -107,31 +107,4 @@ std::string place_and_fill(char* base, const Options& o, const std::vector<Regio
   return method;
 }
 
-std::map<int, std::size_t> residency(char* base, std::size_t length) {
-  std::map<int, std::size_t> count;
-  constexpr std::size_t kChunk = 4096;
-  std::vector<void*> addrs(kChunk);
-  std::vector<int> status(kChunk);
-  std::size_t pages = length / kPage;
-  for (std::size_t i = 0; i < pages; i += kChunk) {
-    std::size_t n = std::min(kChunk, pages - i);
-    for (std::size_t k = 0; k < n; ++k) addrs[k] = base + (i + k) * kPage;
-    if (move_pages(0, n, addrs.data(), nullptr, status.data(), 0) != 0) {
-      count[-1000 - errno] += n;
-      continue;
-    }
-    for (std::size_t k = 0; k < n; ++k) ++count[status[k]];
-  }
-  return count;
-}
-
-std::string residency_json(const std::map<int, std::size_t>& nodes) {
-  std::string out = "{";
-  for (const auto& [node, n] : nodes) {
-    if (out.size() > 1) out += ",";
-    out += "\"" + std::to_string(node) + "\":" + std::to_string(n);
-  }
-  return out + "}";
-}
-
 }  // namespace hotset

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../own_residency.hpp"
 #include "options.hpp"
 
 namespace hotset {
@@ -28,9 +29,12 @@ std::vector<Region> plan_regions(const Options& o);
 // on failure prints why and returns an empty string.
 std::string place_and_fill(char* base, const Options& o, const std::vector<Region>& regions);
 
-// {node: pages} of [base, base + length); errors count under -1000 - errno.
-std::map<int, std::size_t> residency(char* base, std::size_t length);
-
-std::string residency_json(const std::map<int, std::size_t>& nodes);
+// {node: pages} of [base, base + length), and that map as JSON.
+inline std::map<int, std::size_t> residency(char* base, std::size_t length) {
+  return tier_workloads::own_page_nodes(base, length);
+}
+inline std::string residency_json(const std::map<int, std::size_t>& nodes) {
+  return tier_workloads::node_counts_json(nodes);
+}
 
 }  // namespace hotset
