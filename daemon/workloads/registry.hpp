@@ -1,0 +1,160 @@
+// The workload registry: every workload tierd manages, where it came from
+// (explicit registration, a watched parent cgroup, a process-name rule), its
+// class, priority, pool and fast-tier quota; liveness checks that drop dead
+// processes and removed cgroups; and the JSON form saved in state.json.
+//
+// Contract: the registry never makes a syscall beyond reading /proc and the
+// cgroup tree under the SysRoot it is given (tests point it at a directory
+// tree). All calls come from the daemon loop (one thread); nothing throws for
+// a vanished process or cgroup — those are dropped and reported.
+#pragma once
+
+#include <sys/types.h>
+
+#include <boost/json/value.hpp>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tier/sysroot.hpp"
+
+namespace tierd {
+
+enum class WorkloadClass { online, offline, normal };  // "online" | "offline" | "default"
+const char* to_string(WorkloadClass c);
+/// "online", "offline", "default"; nullopt otherwise.
+std::optional<WorkloadClass> parse_workload_class(std::string_view text);
+
+enum class WorkloadSource { api, cgroup, rule };  // "api" | "cgroup" | "rule"
+const char* to_string(WorkloadSource s);
+
+/// Fast-tier quota: none, an absolute byte count, or a percentage of the
+/// workload's resident memory.
+struct Quota {
+  std::optional<std::uint64_t> bytes;
+  std::optional<double> percent;  // 0 < percent <= 100
+  bool none() const { return !bytes && !percent; }
+  bool operator==(const Quota&) const = default;
+};
+/// "8G", "512M", "1048576", "25%"; "" or "none" → no quota. Throws
+/// std::invalid_argument naming the text and the accepted forms.
+Quota parse_quota(std::string_view text);
+/// Inverse of parse_quota: "" for none, "25%" or a byte count with suffix when exact.
+std::string to_string(const Quota& quota);
+
+struct Workload {
+  std::string id;    // stable: "pid:1234", "cgroup:/sys/fs/cgroup/x.slice/y", "rule:redis:1234"
+  std::string name;  // given, else comm of the pid, else the cgroup's basename
+  WorkloadSource source = WorkloadSource::api;
+  std::optional<pid_t> pid;      // a process workload
+  std::string cgroup;            // a cgroup workload: absolute path (under the SysRoot)
+  std::uint64_t start_time = 0;  // /proc/PID/stat field 22 at registration: pid reuse check
+  WorkloadClass workload_class = WorkloadClass::normal;
+  int priority = 0;           // higher = more important (demoted last)
+  std::string pool = "shared";  // CPU pool name (issue 7); stored and reported only
+  Quota quota;
+  std::int64_t registered_unix_s = 0;
+  bool operator==(const Workload&) const = default;
+};
+
+/// Why a workload left the registry.
+struct DroppedWorkload {
+  Workload workload;
+  std::string reason;  // "process 1234 exited", "cgroup ... removed", "unregistered", ...
+};
+
+struct RegistrationError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+/// What a client asks for in workloads.register.
+struct RegisterRequest {
+  std::optional<pid_t> pid;
+  std::string cgroup;  // absolute cgroup directory, or relative to the cgroup mount
+  std::string name;
+  WorkloadClass workload_class = WorkloadClass::normal;
+  int priority = 0;
+  std::string pool = "shared";
+  Quota quota;
+};
+
+/// A configured parent cgroup: each child directory is one workload.
+struct CgroupWatch {
+  std::string parent;  // absolute path, e.g. /sys/fs/cgroup/kubepods.slice
+  WorkloadClass workload_class = WorkloadClass::normal;
+  int priority = 0;
+  std::string pool = "shared";
+  Quota quota;
+  bool operator==(const CgroupWatch&) const = default;
+};
+
+/// A configured process-name rule: every process whose comm (or the basename
+/// of its exe) matches `match` (an ECMAScript regex, whole-name match)
+/// becomes one workload.
+struct ProcessRule {
+  std::string match;
+  WorkloadClass workload_class = WorkloadClass::normal;
+  int priority = 0;
+  std::string pool = "shared";
+  Quota quota;
+  bool operator==(const ProcessRule&) const = default;
+};
+
+class Registry {
+ public:
+  explicit Registry(tier::SysRoot root = tier::SysRoot("/"));
+
+  /// Validates and adds; throws RegistrationError (no such process, kernel
+  /// thread, not a cgroup directory, neither or both of pid/cgroup, already
+  /// registered). Returns the stored workload.
+  const Workload& register_workload(const RegisterRequest& request,
+                                    std::int64_t now_unix_s);
+  /// Removes by id, or by "PID" digits for a pid workload; nullopt when absent.
+  std::optional<DroppedWorkload> unregister(const std::string& id_or_pid);
+
+  /// Replaces the watch/rule configuration (start and reload).
+  void configure(std::vector<CgroupWatch> watches, std::vector<ProcessRule> rules);
+
+  /// One pass: drops workloads whose process exited (or whose pid was reused:
+  /// start_time differs) or whose cgroup directory is gone; adds children of
+  /// watched parents and processes matching rules not yet present (rule and
+  /// cgroup workloads whose watch/rule was removed from the config go too).
+  /// Returns what changed this pass.
+  struct RefreshResult {
+    std::vector<Workload> added;
+    std::vector<DroppedWorkload> dropped;
+  };
+  RefreshResult refresh(std::int64_t now_unix_s);
+
+  const std::vector<Workload>& workloads() const { return workloads_; }
+  const Workload* find(const std::string& id) const;
+  /// Pids of the workload's processes now: {pid} for a pid workload, the
+  /// cgroup.procs of a cgroup workload (empty when unreadable).
+  std::vector<pid_t> pids_of(const Workload& workload) const;
+
+  /// State file form: {"workloads":[...]} with every field of Workload.
+  boost::json::value to_json() const;
+  /// Restores from a state document: each workload is re-checked; live ones
+  /// come back (same id, class, quota, registration time), dead ones are
+  /// returned as dropped with the reason ("process 1234 exited while tierd was
+  /// down", "pid 1234 reused by another process", ...). Throws
+  /// std::invalid_argument for a malformed document.
+  std::vector<DroppedWorkload> restore(const boost::json::value& state);
+
+ private:
+  tier::SysRoot root_;
+  std::vector<Workload> workloads_;
+  std::vector<CgroupWatch> watches_;
+  std::vector<ProcessRule> rules_;
+};
+
+/// JSON form of one workload for the API and state.json.
+boost::json::object workload_json(const Workload& workload);
+/// Inverse; throws std::invalid_argument naming the field.
+Workload workload_from_json(const boost::json::value& value);
+
+}  // namespace tierd
