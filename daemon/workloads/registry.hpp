@@ -16,8 +16,10 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <regex>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tier/sysroot.hpp"
@@ -31,6 +33,8 @@ std::optional<WorkloadClass> parse_workload_class(std::string_view text);
 
 enum class WorkloadSource { api, cgroup, rule };  // "api" | "cgroup" | "rule"
 const char* to_string(WorkloadSource s);
+/// "api", "cgroup", "rule"; nullopt otherwise.
+std::optional<WorkloadSource> parse_workload_source(std::string_view text);
 
 /// Fast-tier quota: none, an absolute byte count, or a percentage of the
 /// workload's resident memory.
@@ -47,14 +51,14 @@ Quota parse_quota(std::string_view text);
 std::string to_string(const Quota& quota);
 
 struct Workload {
-  std::string id;    // stable: "pid:1234", "cgroup:/sys/fs/cgroup/x.slice/y", "rule:redis:1234"
+  std::string id;    // stable: "pid:1234", "cgroup:/sys/fs/cgroup/x.slice/y", "rule:1234"
   std::string name;  // given, else comm of the pid, else the cgroup's basename
   WorkloadSource source = WorkloadSource::api;
   std::optional<pid_t> pid;      // a process workload
   std::string cgroup;            // a cgroup workload: absolute path (under the SysRoot)
   std::uint64_t start_time = 0;  // /proc/PID/stat field 22 at registration: pid reuse check
   WorkloadClass workload_class = WorkloadClass::normal;
-  int priority = 0;           // higher = more important (demoted last)
+  int priority = 0;             // higher = more important (demoted last)
   std::string pool = "shared";  // CPU pool name (issue 7); stored and reported only
   Quota quota;
   std::int64_t registered_unix_s = 0;
@@ -111,8 +115,7 @@ class Registry {
   /// Validates and adds; throws RegistrationError (no such process, kernel
   /// thread, not a cgroup directory, neither or both of pid/cgroup, already
   /// registered). Returns the stored workload.
-  const Workload& register_workload(const RegisterRequest& request,
-                                    std::int64_t now_unix_s);
+  const Workload& register_workload(const RegisterRequest& request, std::int64_t now_unix_s);
   /// Removes by id, or by "PID" digits for a pid workload; nullopt when absent.
   std::optional<DroppedWorkload> unregister(const std::string& id_or_pid);
 
@@ -123,7 +126,10 @@ class Registry {
   /// start_time differs) or whose cgroup directory is gone; adds children of
   /// watched parents and processes matching rules not yet present (rule and
   /// cgroup workloads whose watch/rule was removed from the config go too).
-  /// Returns what changed this pass.
+  /// Rule and cgroup workloads take their watch's/rule's current settings
+  /// (class, priority, pool, quota), so a reload applies to them; a rule
+  /// workload whose pid was since registered via the API is dropped ("pid N
+  /// registered via api"). Returns what changed this pass.
   struct RefreshResult {
     std::vector<Workload> added;
     std::vector<DroppedWorkload> dropped;
@@ -142,19 +148,34 @@ class Registry {
   /// come back (same id, class, quota, registration time), dead ones are
   /// returned as dropped with the reason ("process 1234 exited while tierd was
   /// down", "pid 1234 reused by another process", ...). Throws
-  /// std::invalid_argument for a malformed document.
+  /// std::invalid_argument for a malformed document (nothing is restored
+  /// then). Meant for an empty registry at startup: an id already present
+  /// keeps its live entry and the stored copy is ignored.
   std::vector<DroppedWorkload> restore(const boost::json::value& state);
 
  private:
+  struct ProcessView;
+  void drop_at(std::size_t index, std::string reason, std::vector<DroppedWorkload>& dropped);
+  void refresh_pid_workloads(std::vector<DroppedWorkload>& dropped);
+  void refresh_cgroup_workloads(std::vector<DroppedWorkload>& dropped);
+  void add_watch_children(std::int64_t now_unix_s, std::vector<Workload>& added);
+  void add_rule_matches(std::int64_t now_unix_s, std::vector<Workload>& added);
+  /// Index into rules_ of the first rule matching the process, or -1.
+  int matching_rule(const ProcessView& process) const;
+
   tier::SysRoot root_;
   std::vector<Workload> workloads_;
   std::vector<CgroupWatch> watches_;
   std::vector<ProcessRule> rules_;
+  std::vector<std::regex> rule_patterns_;       // rules_[i].match, compiled in configure()
+  std::map<std::string, std::string> rule_of_;  // rule workload id -> the match it came from
 };
 
-/// JSON form of one workload for the API and state.json.
+/// JSON form of one workload: exactly docs/api.md's workload object (no
+/// start_time; Registry::to_json adds it for the state file).
 boost::json::object workload_json(const Workload& workload);
-/// Inverse; throws std::invalid_argument naming the field.
+/// Inverse (also reads "start_time" when present, else 0 = unknown); throws
+/// std::invalid_argument naming the field.
 Workload workload_from_json(const boost::json::value& value);
 
 }  // namespace tierd
