@@ -40,8 +40,9 @@ TEST(StateFile, WriteReadRoundTripCreatesTheDirectory) {
   json::value document = json::parse(R"({"workloads":[{"id":"pid:1"}],"paused":true})");
   tierd::write_state_file(path, document);
   EXPECT_EQ(mode_of(path), 0600u);
-  EXPECT_EQ(mode_of(dir.path() / "var/lib/tier"), 0755u & ~static_cast<unsigned>(::umask(022)));
-  ::umask(022);
+  mode_t umask_now = ::umask(0);
+  ::umask(umask_now);
+  EXPECT_EQ(mode_of(dir.path() / "var/lib/tier"), 0755u & ~static_cast<unsigned>(umask_now));
   std::string text = tier::test::read_text_file(path);
   ASSERT_FALSE(text.empty());
   EXPECT_EQ(text.back(), '\n');
