@@ -7,8 +7,8 @@
 #include <boost/json.hpp>
 
 #include "command.hpp"
-#include "heat_sources.hpp"
 #include "tier/doctor.hpp"
+#include "tier/heat/report_json.hpp"
 
 namespace tierctl {
 
@@ -64,7 +64,7 @@ int run_doctor(const GlobalOptions& global, const DoctorOptions& options) {
   const auto sources = tier::heat::probe_sources(root);
   if (options.json) {
     auto doc = boost::json::parse(tier::doctor::to_json(results)).as_object();
-    doc["heat_sources"] = heat_sources_json(sources);
+    doc["heat_sources"] = tier::heat::heat_sources_json(sources);
     std::cout << boost::json::serialize(doc) << "\n";
   } else {
     if (!root.is_live()) {
@@ -74,7 +74,7 @@ int run_doctor(const GlobalOptions& global, const DoctorOptions& options) {
     }
     print_table(std::cout, results);
     std::cout << "\nheat sources:\n";
-    print_heat_sources(std::cout, sources);
+    tier::heat::print_heat_sources(std::cout, sources);
   }
   return kOk;
 }

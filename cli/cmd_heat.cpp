@@ -9,9 +9,9 @@
 #include <boost/json.hpp>
 
 #include "command.hpp"
-#include "heat_sources.hpp"
 #include "process_args.hpp"
 #include "tier/heat/collector.hpp"
+#include "tier/heat/report_json.hpp"
 #include "tier/heat/selection.hpp"
 
 namespace tierctl {
@@ -33,38 +33,6 @@ struct HeatOptions {
 std::atomic<bool> g_cancel{false};
 extern "C" void on_heat_signal(int) {
   g_cancel.store(true);
-}
-
-boost::json::object run_json(const tier::heat::SourceRun& run) {
-  boost::json::object kinds;
-  for (const auto& [kind, n] : run.kinds) kinds[kind] = n;
-  boost::json::object o{{"name", run.name},
-                        {"samples", run.counters.samples},
-                        {"drops", run.counters.drops},
-                        {"polls", run.counters.polls},
-                        {"kinds", std::move(kinds)}};
-  if (!run.error.empty()) o["error"] = run.error;
-  if (!run.stopped_reason.empty()) o["stopped_reason"] = run.stopped_reason;
-  return o;
-}
-
-boost::json::value kernel_json(const std::optional<tier::heat::KernelActivity>& kernel) {
-  if (!kernel) return nullptr;
-  boost::json::array run_time;
-  for (const auto& [node, ns] : kernel->run_time_ns_by_node) {
-    run_time.push_back({{"node", node}, {"ms", static_cast<double>(ns) / 1e6}});
-  }
-  boost::json::object by_reason;
-  for (const auto& [reason, pages] : kernel->migrated_by_reason) by_reason[reason] = pages;
-  return boost::json::object{{"seconds", kernel->seconds},
-                             {"run_time_ms_by_node", std::move(run_time)},
-                             {"run_time_hook", kernel->run_time_hook},
-                             {"run_time_error", kernel->run_time_error},
-                             {"migrated_pages", kernel->migrations_succeeded},
-                             {"migration_failures", kernel->migrations_failed},
-                             {"migrated_by_reason", std::move(by_reason)},
-                             {"migrations_hook", kernel->migrations_hook},
-                             {"migrations_error", kernel->migrations_error}};
 }
 
 void print_kernel_activity(const tier::heat::KernelActivity& k) {
@@ -89,61 +57,6 @@ void print_kernel_activity(const tier::heat::KernelActivity& k) {
     std::printf("; %s %llu", reason.c_str(), static_cast<unsigned long long>(pages));
   }
   std::printf("\n");
-}
-
-boost::json::object report_json(const tier::heat::HeatReport& r,
-                                const std::vector<tier::heat::SourceInfo>& probes,
-                                const boost::json::array& fallbacks) {
-  const auto& primary = r.sources.front();
-  boost::json::array hot, per_node, runs, matrix;
-  for (const auto& h : r.hot) {
-    hot.push_back({{"start", h.start}, {"end", h.end}, {"node", h.node}, {"score", h.score}});
-  }
-  for (const auto& n : r.per_node) per_node.push_back({{"node", n.node}, {"score", n.score}});
-  for (const auto& run : r.sources) runs.push_back(run_json(run));
-  for (int c = 0; c <= r.cross_numa.max_node(); ++c) {
-    boost::json::array row;
-    for (int m = 0; m <= r.cross_numa.max_node(); ++m) row.push_back(r.cross_numa.at(c, m));
-    matrix.push_back(std::move(row));
-  }
-  boost::json::value agreement = nullptr;
-  if (r.agreement) {
-    const auto& a = *r.agreement;
-    agreement = boost::json::object{{"primary", a.primary},
-                                    {"other", a.other},
-                                    {"block_bytes", a.block_bytes},
-                                    {"primary_blocks", a.primary_blocks},
-                                    {"other_blocks", a.other_blocks},
-                                    {"common_blocks", a.common_blocks},
-                                    {"jaccard", a.jaccard},
-                                    {"primary_covered", a.primary_covered},
-                                    {"other_covered", a.other_covered}};
-  }
-  return {{"pid", r.pid},
-          {"source", primary.name},
-          {"samples", primary.counters.samples},
-          {"drops", primary.counters.drops},
-          {"duration_s", r.seconds},
-          {"epochs", r.epochs},
-          {"granule_bytes", r.granule_bytes},
-          {"heatmap_bytes", r.heatmap_bytes},
-          {"tracked_bytes", r.tracked_bytes},
-          {"hot", std::move(hot)},
-          {"per_node", std::move(per_node)},
-          {"local_share", r.cross_numa.local_share()},
-          {"remote_share", r.cross_numa.remote_share()},
-          {"cross_numa",
-           {{"cpu_node_x_memory_node", std::move(matrix)},
-            {"local", r.cross_numa.local()},
-            {"remote", r.cross_numa.remote()},
-            {"unresolved", r.cross_numa.unresolved()}}},
-          {"unresolved_nodes", r.unresolved_nodes},
-          {"runs", std::move(runs)},
-          {"agreement", agreement},
-          {"kernel", kernel_json(r.kernel)},
-          {"stopped_reason", r.stopped_reason},
-          {"fallbacks", fallbacks},
-          {"sources", heat_sources_json(probes)}};
 }
 
 std::string human_bytes(std::uint64_t bytes) {
@@ -205,10 +118,10 @@ int run_heat(const GlobalOptions& global, const HeatOptions& options) {
   if (options.list_sources) {
     if (options.json) {
       std::cout << boost::json::serialize(
-                       boost::json::object{{"sources", heat_sources_json(probes)}})
+                       boost::json::object{{"sources", tier::heat::heat_sources_json(probes)}})
                 << "\n";
     } else {
-      print_heat_sources(std::cout, probes);
+      tier::heat::print_heat_sources(std::cout, probes);
     }
     return kOk;
   }
@@ -243,50 +156,33 @@ int run_heat(const GlobalOptions& global, const HeatOptions& options) {
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
 
-  // With `auto`, a source that is listed available but fails to start (BPF
-  // not permitted after all, a kdamond slot taken meanwhile) yields to the
-  // next one in order; each failure is reported.
   const bool automatic = options.source.empty() || options.source == "auto";
-  std::vector<std::string> candidates = chosen;
-  if (automatic) {
-    for (const auto& p : probes) {
-      if (p.availability.available && p.auto_note.empty() && p.name != chosen.front()) {
-        candidates.push_back(p.name);
-      }
+  std::vector<tier::heat::Fallback> fallbacks;
+  tier::heat::HeatReport report;
+  try {
+    report = tier::heat::collect_heat_with_fallback(root, topo, tier::real_memory_syscalls(),
+                                                    options.pid, chosen, automatic, probes, collect,
+                                                    fallbacks);
+  } catch (const tier::heat::SourceError& e) {
+    if (!automatic) {
+      std::cerr << "tierctl: heat source " << fallbacks.front().source
+                << " failed to start: " << e.what() << "\n";
+      return kFailure;
     }
+    std::cerr << "tierctl: no heat source could start:";
+    for (const auto& f : fallbacks) std::cerr << "\n  " << f.source << ": " << f.error;
+    std::cerr << "\n";
+    return kFailure;
   }
-  boost::json::array fallbacks;
-  for (std::size_t i = 0; i < (automatic ? candidates.size() : 1); ++i) {
-    collect.sources = automatic ? std::vector<std::string>{candidates[i]} : chosen;
-    try {
-      auto report =
-          tier::heat::collect_heat(root, topo, tier::real_memory_syscalls(), options.pid, collect);
-      if (options.json) {
-        std::cout << boost::json::serialize(report_json(report, probes, fallbacks)) << "\n";
-      } else {
-        for (const auto& f : fallbacks) {
-          std::cout << "source " << f.at("source").as_string().c_str()
-                    << " did not start: " << f.at("error").as_string().c_str() << "\n";
-        }
-        print_report(report, options.top);
-      }
-      return kOk;
-    } catch (const tier::heat::SourceError& e) {
-      fallbacks.push_back({{"source", collect.sources.front()}, {"error", e.what()}});
-      if (!automatic) {
-        std::cerr << "tierctl: heat source " << collect.sources.front()
-                  << " failed to start: " << e.what() << "\n";
-        return kFailure;
-      }
+  if (options.json) {
+    std::cout << boost::json::serialize(tier::heat::report_json(report, probes, fallbacks)) << "\n";
+  } else {
+    for (const auto& f : fallbacks) {
+      std::cout << "source " << f.source << " did not start: " << f.error << "\n";
     }
+    print_report(report, options.top);
   }
-  std::cerr << "tierctl: no heat source could start:";
-  for (const auto& f : fallbacks) {
-    std::cerr << "\n  " << f.at("source").as_string().c_str() << ": "
-              << f.at("error").as_string().c_str();
-  }
-  std::cerr << "\n";
-  return kFailure;
+  return kOk;
 }
 
 }  // namespace

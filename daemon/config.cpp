@@ -1,39 +1,324 @@
 #include "config.hpp"
 
 #include <toml++/toml.h>
+#include <algorithm>
 #include <charconv>
 #include <fstream>
+#include <functional>
 #include <limits>
-#include <set>
+#include <regex>
 #include <sstream>
 
 #include "default_config.hpp"
+#include "metrics/listen_address.hpp"
 
 namespace tierd {
 
 namespace {
 
-std::string where(const std::string& origin, const toml::source_region& region,
-                  const std::string& key) {
-  return origin + ":" + std::to_string(region.begin.line) + ": key '" + key + "'";
+// The keys of each table, in documentation order; config_keys() and the
+// unknown-key check both come from here.
+const std::vector<std::pair<std::string, std::vector<std::string>>>& schema() {
+  static const std::vector<std::pair<std::string, std::vector<std::string>>> tables{
+      {"daemon", {"socket", "state", "log_level", "epoch_ms"}},
+      {"metrics", {"listen"}},
+      {"policy", {"name", "params", "tick_ms", "paused"}},
+      {"kernel", {"numa_balancing", "demotion_enabled"}},
+      {"workloads", {"watch", "rule"}},
+      {"workloads.watch", {"parent", "class", "priority", "pool", "quota"}},
+      {"workloads.rule", {"match", "class", "priority", "pool", "quota"}},
+      {"topology", {"root", "tier_override"}},
+  };
+  return tables;
 }
 
-void reject_unknown(const toml::table& table, const std::set<std::string>& known,
-                    const std::string& origin, const std::string& prefix) {
-  for (const auto& [key, node] : table) {
-    std::string name(key.str());
-    if (!known.contains(name)) {
-      throw ConfigError(where(origin, node.source(), prefix + name) + ": unknown key");
+const std::vector<std::string>& keys_of(const std::string& table) {
+  for (const auto& [name, keys] : schema()) {
+    if (name == table) return keys;
+  }
+  static const std::vector<std::string> top{"daemon", "metrics",   "policy",
+                                            "kernel", "workloads", "topology"};
+  return top;
+}
+
+// Reads one TOML table; every error names origin:line and the dotted key.
+class TableReader {
+ public:
+  TableReader(const toml::table& table, const std::string& origin, std::string schema_name,
+              std::string prefix)
+      : table_(table), origin_(origin), prefix_(std::move(prefix)) {
+    const std::vector<std::string>& known = keys_of(schema_name);
+    for (const auto& [key, node] : table_) {
+      std::string name(key.str());
+      if (std::find(known.begin(), known.end(), name) == known.end()) {
+        fail(node, name, "unknown key");
+      }
+    }
+  }
+
+  [[noreturn]] void fail(const toml::node& node, const std::string& key,
+                         const std::string& what) const {
+    throw ConfigError(origin_ + ":" + std::to_string(node.source().begin.line) + ": key '" +
+                      prefix_ + key + "': " + what);
+  }
+
+  const toml::node* get(const char* key) const { return table_.get(key); }
+
+  void string(const char* key, std::string& out) const {
+    if (const toml::node* node = get(key)) {
+      auto value = node->value<std::string>();
+      if (!value) fail(*node, key, "expected a string");
+      out = *value;
+    }
+  }
+  void boolean(const char* key, bool& out) const {
+    if (const toml::node* node = get(key)) {
+      auto value = node->value<bool>();
+      if (!value) fail(*node, key, "expected true or false");
+      out = *value;
+    }
+  }
+  template <typename Int>
+  void integer(const char* key, Int& out, std::int64_t min, std::int64_t max) const {
+    if (const toml::node* node = get(key)) {
+      auto value = node->value_exact<std::int64_t>();
+      if (!value || *value < min || *value > max) {
+        fail(*node, key,
+             "expected an integer from " + std::to_string(min) + " to " + std::to_string(max));
+      }
+      out = static_cast<Int>(*value);
+    }
+  }
+  /// A string validated by `check`, which throws std::invalid_argument.
+  void checked(const char* key, std::string& out,
+               const std::function<void(const std::string&)>& check) const {
+    string(key, out);
+    if (const toml::node* node = get(key)) {
+      try {
+        check(out);
+      } catch (const std::invalid_argument& e) {
+        fail(*node, key, e.what());
+      }
+    }
+  }
+
+ private:
+  const toml::table& table_;
+  const std::string& origin_;
+  std::string prefix_;
+};
+
+const toml::table* subtable(const toml::table& root, const char* name, const std::string& origin,
+                            const std::string& prefix = "") {
+  const toml::node* node = root.get(name);
+  if (node == nullptr) return nullptr;
+  if (const toml::table* table = node->as_table()) return table;
+  throw ConfigError(origin + ":" + std::to_string(node->source().begin.line) + ": key '" + prefix +
+                    name + "': expected a table");
+}
+
+void read_daemon(const toml::table& table, const std::string& origin, Config& config) {
+  TableReader reader(table, origin, "daemon", "daemon.");
+  reader.string("socket", config.socket);
+  reader.string("state", config.state_path);
+  reader.checked("log_level", config.log_level, [](const std::string& level) {
+    if (level != "error" && level != "warn" && level != "info" && level != "debug") {
+      throw std::invalid_argument("expected one of error, warn, info, debug");
+    }
+  });
+  reader.integer("epoch_ms", config.epoch_ms, 100, 3'600'000);
+}
+
+void read_metrics(const toml::table& table, const std::string& origin, Config& config) {
+  TableReader reader(table, origin, "metrics", "metrics.");
+  reader.checked("listen", config.metrics_listen,
+                 [](const std::string& text) { parse_listen_address(text); });
+}
+
+void read_policy(const toml::table& table, const std::string& origin, Config& config) {
+  TableReader reader(table, origin, "policy", "policy.");
+  reader.checked("name", config.policy, [](const std::string& name) {
+    if (tier::policy::find_policy(name) == nullptr) {
+      throw std::invalid_argument("unknown policy '" + name +
+                                  "' (policies: " + tier::policy::policy_names() + ")");
+    }
+  });
+  reader.integer("tick_ms", config.tick_ms, 10, 3'600'000);
+  reader.boolean("paused", config.start_paused);
+  if (const toml::node* node = reader.get("params")) {
+    const toml::table* params = node->as_table();
+    if (params == nullptr) reader.fail(*node, "params", "expected a table of name = number");
+    for (const auto& [key, value] : *params) {
+      auto number = value.value<double>();
+      if (!number) reader.fail(value, "params." + std::string(key.str()), "expected a number");
+      config.policy_params[std::string(key.str())] = *number;
+    }
+    try {
+      tier::policy::resolve_params(*tier::policy::find_policy(config.policy), config.policy_params);
+    } catch (const std::invalid_argument& e) {
+      reader.fail(*node, "params", e.what());
     }
   }
 }
 
-std::string get_string(const toml::table& table, const char* key, const std::string& fallback,
-                       const std::string& origin, const std::string& prefix) {
-  const toml::node* node = table.get(key);
-  if (node == nullptr) return fallback;
-  if (auto value = node->value<std::string>()) return *value;
-  throw ConfigError(where(origin, node->source(), prefix + key) + ": expected a string");
+void read_kernel(const toml::table& table, const std::string& origin, Config& config) {
+  TableReader reader(table, origin, "kernel", "kernel.");
+  if (const toml::node* node = reader.get("numa_balancing")) {
+    auto mode = node->value_exact<std::int64_t>();
+    if (mode && *mode >= 0 && *mode <= 3) {
+      config.numa_balancing = static_cast<int>(*mode);
+    } else if (node->value<std::string>() != std::optional<std::string>("keep")) {
+      reader.fail(*node, "numa_balancing",
+                  "expected \"keep\" or a mode 0-3 (0 off, 1 NUMA balancing, 2 memory tiering, "
+                  "3 both)");
+    }
+  }
+  if (const toml::node* node = reader.get("demotion_enabled")) {
+    if (auto on = node->value<bool>()) {
+      config.demotion_enabled = *on;
+    } else if (node->value<std::string>() != std::optional<std::string>("keep")) {
+      reader.fail(*node, "demotion_enabled", "expected \"keep\", true or false");
+    }
+  }
+}
+
+// The fields watches and rules share.
+template <typename Entry>
+void read_placement(const TableReader& reader, Entry& entry) {
+  std::string word = to_string(entry.workload_class);
+  reader.checked("class", word, [](const std::string& text) {
+    if (!parse_workload_class(text)) {
+      throw std::invalid_argument("expected \"online\", \"offline\" or \"default\"");
+    }
+  });
+  entry.workload_class = *parse_workload_class(word);
+  reader.integer("priority", entry.priority, -1000, 1000);
+  reader.string("pool", entry.pool);
+  std::string quota = to_string(entry.quota);
+  reader.checked("quota", quota, [](const std::string& text) { parse_quota(text); });
+  entry.quota = parse_quota(quota);
+}
+
+template <typename Entry>
+std::vector<Entry> read_entries(const toml::table& workloads, const char* name,
+                                const char* required, const std::string& origin,
+                                const std::function<void(const TableReader&, Entry&)>& read) {
+  std::vector<Entry> entries;
+  const toml::node* node = workloads.get(name);
+  if (node == nullptr) return entries;
+  const std::string key = std::string("workloads.") + name;
+  const toml::array* array = node->as_array();
+  if (array == nullptr) {
+    throw ConfigError(origin + ":" + std::to_string(node->source().begin.line) + ": key '" + key +
+                      "': expected an array of tables ([[" + key + "]])");
+  }
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    const toml::table* table = array->get(i)->as_table();
+    const std::string prefix = key + "[" + std::to_string(i) + "].";
+    if (table == nullptr) {
+      throw ConfigError(origin + ":" + std::to_string(array->get(i)->source().begin.line) +
+                        ": key '" + key + "[" + std::to_string(i) + "]': expected a table");
+    }
+    TableReader reader(*table, origin, key, prefix);
+    if (table->get(required) == nullptr) {
+      throw ConfigError(origin + ":" + std::to_string(table->source().begin.line) + ": key '" +
+                        prefix + required + "': required");
+    }
+    Entry entry;
+    read(reader, entry);
+    read_placement(reader, entry);
+    entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
+void read_workloads(const toml::table& table, const std::string& origin, Config& config) {
+  TableReader reader(table, origin, "workloads", "workloads.");
+  config.watches = read_entries<CgroupWatch>(
+      table, "watch", "parent", origin, [](const TableReader& entry, CgroupWatch& watch) {
+        entry.checked("parent", watch.parent, [](const std::string& path) {
+          if (path.empty() || path.front() != '/') {
+            throw std::invalid_argument("expected an absolute cgroup directory path");
+          }
+        });
+      });
+  config.rules = read_entries<ProcessRule>(
+      table, "rule", "match", origin, [](const TableReader& entry, ProcessRule& rule) {
+        entry.checked("match", rule.match, [](const std::string& pattern) {
+          if (pattern.empty()) throw std::invalid_argument("expected a non-empty regex");
+          try {
+            std::regex compiled(pattern);
+          } catch (const std::regex_error& e) {
+            throw std::invalid_argument("not a valid regex: " + std::string(e.what()));
+          }
+        });
+      });
+}
+
+void read_topology(const toml::table& table, const std::string& origin, Config& config) {
+  TableReader reader(table, origin, "topology", "topology.");
+  reader.string("root", config.topology_root);
+  const toml::node* node = reader.get("tier_override");
+  if (node == nullptr) return;
+  const toml::table* overrides = node->as_table();
+  if (overrides == nullptr) {
+    reader.fail(*node, "tier_override", "expected a table of \"node\" = rank");
+  }
+  for (const auto& [key, value] : *overrides) {
+    const std::string name = "tier_override." + std::string(key.str());
+    auto rank = value.value<int64_t>();
+    // from_chars, unlike stoul, takes no sign or blanks and reports ids
+    // beyond unsigned: "-1" and "4294967296" were accepted as nodes
+    // 4294967295 and 0, and a rank of 2^32 as rank 0.
+    const std::string_view id_text = key.str();
+    unsigned id = 0;
+    const auto [end, ec] = std::from_chars(id_text.data(), id_text.data() + id_text.size(), id);
+    if (ec != std::errc() || end != id_text.data() + id_text.size() || !rank || *rank < 0 ||
+        *rank > std::numeric_limits<unsigned>::max()) {
+      reader.fail(value, name, "expected \"NODE\" = RANK with non-negative integers");
+    }
+    config.tier_override[id] = static_cast<unsigned>(*rank);
+  }
+}
+
+std::string describe(const std::map<unsigned, unsigned>& overrides) {
+  std::string text = "{";
+  for (const auto& [node, rank] : overrides) {
+    if (text.size() > 1) text += ", ";
+    text += std::to_string(node) + "=" + std::to_string(rank);
+  }
+  return text + "}";
+}
+
+std::string describe(const tier::policy::Params& params) {
+  std::string text = "{";
+  for (const auto& [name, value] : params) {
+    if (text.size() > 1) text += ", ";
+    std::ostringstream number;
+    number << value;
+    text += name + "=" + number.str();
+  }
+  return text + "}";
+}
+
+template <typename T>
+std::string describe(const std::optional<T>& value) {
+  if (!value) return "keep";
+  if constexpr (std::is_same_v<T, bool>) return *value ? "true" : "false";
+  return std::to_string(*value);
+}
+
+std::string describe(const CgroupWatch& watch) {
+  return watch.parent + " (" + to_string(watch.workload_class) + ")";
+}
+std::string describe(const ProcessRule& rule) {
+  return "/" + rule.match + "/ (" + to_string(rule.workload_class) + ")";
+}
+template <typename Entry>
+std::string describe(const std::vector<Entry>& entries) {
+  std::string text = "[";
+  for (const Entry& entry : entries) text += (text.size() > 1 ? ", " : "") + describe(entry);
+  return text + "]";
 }
 
 }  // namespace
@@ -50,44 +335,15 @@ Config parse_config(const std::string& text, const std::string& origin) {
     throw ConfigError(origin + ":" + std::to_string(e.source().begin.line) + ": " +
                       std::string(e.description()));
   }
-  reject_unknown(root, {"daemon", "topology"}, origin, "");
+  TableReader top(root, origin, "", "");
   Config config;
-  if (const toml::table* daemon = root["daemon"].as_table()) {
-    reject_unknown(*daemon, {"socket", "log_level"}, origin, "daemon.");
-    config.socket = get_string(*daemon, "socket", config.socket, origin, "daemon.");
-    config.log_level = get_string(*daemon, "log_level", config.log_level, origin, "daemon.");
-    static const std::set<std::string> levels{"error", "warn", "info", "debug"};
-    if (!levels.contains(config.log_level)) {
-      throw ConfigError(where(origin, daemon->get("log_level")->source(), "daemon.log_level") +
-                        ": expected one of error, warn, info, debug");
-    }
-  }
-  if (const toml::table* topology = root["topology"].as_table()) {
-    reject_unknown(*topology, {"root", "tier_override"}, origin, "topology.");
-    config.topology_root = get_string(*topology, "root", config.topology_root, origin, "topology.");
-    if (const toml::node* node = topology->get("tier_override")) {
-      const toml::table* overrides = node->as_table();
-      if (overrides == nullptr) {
-        throw ConfigError(where(origin, node->source(), "topology.tier_override") +
-                          ": expected a table of \"node\" = rank");
-      }
-      for (const auto& [key, value] : *overrides) {
-        const std::string name = "topology.tier_override." + std::string(key.str());
-        auto rank = value.value<int64_t>();
-        // from_chars, unlike stoul, takes no sign or blanks and reports ids
-        // beyond unsigned: "-1" and "4294967296" were accepted as nodes
-        // 4294967295 and 0, and a rank of 2^32 as rank 0.
-        const std::string_view id_text = key.str();
-        unsigned id = 0;
-        const auto [end, ec] = std::from_chars(id_text.data(), id_text.data() + id_text.size(), id);
-        if (ec != std::errc() || end != id_text.data() + id_text.size() || !rank || *rank < 0 ||
-            *rank > std::numeric_limits<unsigned>::max()) {
-          throw ConfigError(where(origin, value.source(), name) +
-                            ": expected \"NODE\" = RANK with non-negative integers");
-        }
-        config.tier_override[id] = static_cast<unsigned>(*rank);
-      }
-    }
+  using Section = void (*)(const toml::table&, const std::string&, Config&);
+  // [policy] before nothing else depends on order; listed as documented.
+  const std::pair<const char*, Section> sections[] = {
+      {"daemon", read_daemon}, {"metrics", read_metrics},     {"policy", read_policy},
+      {"kernel", read_kernel}, {"workloads", read_workloads}, {"topology", read_topology}};
+  for (const auto& [name, read] : sections) {
+    if (const toml::table* table = subtable(root, name, origin)) read(*table, origin, config);
   }
   return config;
 }
@@ -98,6 +354,47 @@ Config load_config_file(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return parse_config(text.str(), path);
+}
+
+std::vector<std::string> config_keys() {
+  std::vector<std::string> keys;
+  for (const auto& [table, names] : schema()) {
+    for (const std::string& name : names) {
+      // "workloads.watch" and "workloads.rule" are tables of their own.
+      const std::string key = table + "." + name;
+      if (key == "workloads.watch" || key == "workloads.rule") continue;
+      keys.push_back(key);
+    }
+  }
+  return keys;
+}
+
+std::vector<std::string> config_changes(const Config& before, const Config& after) {
+  std::vector<std::string> changes;
+  auto compare = [&changes](const char* key, const std::string& old_value,
+                            const std::string& new_value) {
+    if (old_value != new_value) {
+      changes.push_back(std::string(key) + ": " + old_value + " -> " + new_value);
+    }
+  };
+  compare("daemon.socket", before.socket, after.socket);
+  compare("daemon.state", before.state_path, after.state_path);
+  compare("daemon.log_level", before.log_level, after.log_level);
+  compare("daemon.epoch_ms", std::to_string(before.epoch_ms), std::to_string(after.epoch_ms));
+  compare("metrics.listen", before.metrics_listen, after.metrics_listen);
+  compare("policy.name", before.policy, after.policy);
+  compare("policy.params", describe(before.policy_params), describe(after.policy_params));
+  compare("policy.tick_ms", std::to_string(before.tick_ms), std::to_string(after.tick_ms));
+  compare("policy.paused", before.start_paused ? "true" : "false",
+          after.start_paused ? "true" : "false");
+  compare("kernel.numa_balancing", describe(before.numa_balancing), describe(after.numa_balancing));
+  compare("kernel.demotion_enabled", describe(before.demotion_enabled),
+          describe(after.demotion_enabled));
+  compare("workloads.watch", describe(before.watches), describe(after.watches));
+  compare("workloads.rule", describe(before.rules), describe(after.rules));
+  compare("topology.root", before.topology_root, after.topology_root);
+  compare("topology.tier_override", describe(before.tier_override), describe(after.tier_override));
+  return changes;
 }
 
 }  // namespace tierd

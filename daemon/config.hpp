@@ -1,18 +1,44 @@
 // tierd configuration: TOML parsed with toml++, strict (unknown keys are
-// errors), every error naming file, line and key.
+// errors), every error naming file, line and key. docs/configuration.md
+// documents every key; tests/unit/configuration_doc_test.cpp holds the two to
+// each other.
 #pragma once
 
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
+
+#include "tier/policy/policy.hpp"
+#include "workloads/registry.hpp"
 
 namespace tierd {
 
 struct Config {
+  // [daemon]
   std::string socket = "/run/tier/tierd.sock";
+  std::string state_path = "/var/lib/tier/state.json";
   std::string log_level = "info";
+  unsigned epoch_ms = 1000;  // sampling epoch: node memory, counters, workloads
+  // [metrics]
+  std::string metrics_listen = "127.0.0.1:9464";  // or "off"
+  // [policy]
+  std::string policy = "static";
+  tier::policy::Params policy_params;  // as given (defaults not filled in)
+  unsigned tick_ms = 1000;
+  bool start_paused = false;
+  // [kernel]: nullopt = leave the kernel's value alone ("keep").
+  std::optional<int> numa_balancing;
+  std::optional<bool> demotion_enabled;
+  // [workloads]
+  std::vector<CgroupWatch> watches;
+  std::vector<ProcessRule> rules;
+  // [topology]
   std::string topology_root = "/";
   std::map<unsigned, unsigned> tier_override;
+
+  bool operator==(const Config&) const = default;
 };
 
 struct ConfigError : std::runtime_error {
@@ -26,5 +52,11 @@ const char* embedded_default_config();
 Config parse_config(const std::string& text, const std::string& origin);
 /// Reads and parses a file; throws ConfigError naming the file when unreadable.
 Config load_config_file(const std::string& path);
+
+/// Every key the parser reads, dotted ("daemon.socket", "workloads.rule.match").
+std::vector<std::string> config_keys();
+
+/// One "key: old -> new" line per setting that differs (reload log, API).
+std::vector<std::string> config_changes(const Config& before, const Config& after);
 
 }  // namespace tierd

@@ -11,5 +11,7 @@ target_sources(tier PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/heat/selection.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/heat/node_resolver.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/heat/collector.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/heat/collect_fallback.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/heat/kernel_activity.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/heat/report_json.cpp
 )

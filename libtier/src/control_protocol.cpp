@@ -47,9 +47,31 @@ std::string encode_ok(const json::value& result) {
          "\n";
 }
 
-std::string encode_error(std::string_view message) {
-  return json::serialize(
-             json::object{{"version", kProtocolVersion}, {"ok", false}, {"error", message}}) +
+const char* to_string(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::bad_request:
+      return "bad_request";
+    case ErrorCode::too_large:
+      return "too_large";
+    case ErrorCode::unknown_method:
+      return "unknown_method";
+    case ErrorCode::permission:
+      return "permission";
+    case ErrorCode::not_found:
+      return "not_found";
+    case ErrorCode::conflict:
+      return "conflict";
+    case ErrorCode::failed:
+      return "failed";
+  }
+  return "failed";
+}
+
+std::string encode_error(std::string_view message, ErrorCode code) {
+  return json::serialize(json::object{{"version", kProtocolVersion},
+                                      {"ok", false},
+                                      {"error", message},
+                                      {"code", to_string(code)}}) +
          "\n";
 }
 
@@ -83,9 +105,11 @@ json::value parse_reply(std::string_view line) {
   if (ok == nullptr || !ok->is_bool()) throw std::runtime_error("tierd reply lacks \"ok\"");
   if (!ok->as_bool()) {
     const json::value* error = object.if_contains("error");
-    throw std::runtime_error(error != nullptr && error->is_string()
-                                 ? std::string(error->as_string())
-                                 : std::string("tierd reported an unspecified error"));
+    const json::value* code = object.if_contains("code");
+    throw ReplyError(error != nullptr && error->is_string()
+                         ? std::string(error->as_string())
+                         : std::string("tierd reported an unspecified error"),
+                     code != nullptr && code->is_string() ? std::string(code->as_string()) : "");
   }
   const json::value* result = object.if_contains("result");
   return result != nullptr ? *result : json::value(nullptr);

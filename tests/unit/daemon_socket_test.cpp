@@ -50,8 +50,9 @@ class DaemonSocket : public ::testing::Test {
  protected:
   void SetUp() override {
     socket_ = dir_.path() / "tierd.sock";
-    daemon_.emplace(
-        std::vector<std::string>{kBin + "/tierd", "--foreground", "--socket", socket_.string()});
+    daemon_.emplace(std::vector<std::string>{
+        kBin + "/tierd", "--foreground", "--socket", socket_.string(), "--state",
+        (dir_.path() / "state.json").string(), "--metrics", "off"});
     for (int i = 0; i < 200 && !fs::exists(socket_); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(25));
     }
@@ -85,13 +86,14 @@ TEST_F(DaemonSocket, ServesTheSameTopologyTierctlReadsLocally) {
 }
 
 TEST_F(DaemonSocket, BadRequestsGetErrorsAndTheDaemonKeepsServing) {
-  EXPECT_EQ(raw_exchange(socket_, "garbage\n"),
-            R"({"version":1,"ok":false,"error":"malformed JSON: syntax error"})");
+  EXPECT_EQ(
+      raw_exchange(socket_, "garbage\n"),
+      R"({"version":1,"ok":false,"error":"malformed JSON: syntax error","code":"bad_request"})");
   EXPECT_EQ(raw_exchange(socket_, R"({"version":1,"method":"nope"})"
                                   "\n"),
-            R"({"version":1,"ok":false,"error":"unknown method 'nope'"})");
+            R"({"version":1,"ok":false,"error":"unknown method 'nope'","code":"unknown_method"})");
   EXPECT_EQ(raw_exchange(socket_, std::string(2 << 20, 'x')),
-            R"({"version":1,"ok":false,"error":"request larger than 1 MiB"})");
+            R"({"version":1,"ok":false,"error":"request larger than 1 MiB","code":"too_large"})");
   std::string status = raw_exchange(socket_, R"({"version":1,"method":"status"})"
                                              "\n");
   auto reply = boost::json::parse(status).as_object();
@@ -100,7 +102,8 @@ TEST_F(DaemonSocket, BadRequestsGetErrorsAndTheDaemonKeepsServing) {
 }
 
 TEST_F(DaemonSocket, RefusesASecondDaemonOnALiveSocket) {
-  auto second = run_command({kBin + "/tierd", "--socket", socket_.string()});
+  auto second = run_command({kBin + "/tierd", "--socket", socket_.string(), "--state",
+                             (dir_.path() / "second.json").string(), "--metrics", "off"});
   EXPECT_EQ(second.exit_code, 1);
   EXPECT_NE(second.err.find("another tierd is serving"), std::string::npos) << second.err;
 }

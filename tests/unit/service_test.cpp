@@ -126,8 +126,12 @@ class Service : public ::testing::Test {
       scoped.push_back(std::make_unique<ScopedEnv>(name, value));
     std::string script =
         watchdog_pid_is_child ? "WATCHDOG_PID=$$; export WATCHDOG_PID; exec \"$@\"" : "exec \"$@\"";
-    std::vector<std::string> argv{"/bin/sh",       "-c",           script,     "sh",
-                                  kBin + "/tierd", "--foreground", "--socket", socket_.string()};
+    std::vector<std::string> argv{"/bin/sh",       "-c",
+                                  script,          "sh",
+                                  kBin + "/tierd", "--foreground",
+                                  "--socket",      socket_.string(),
+                                  "--state",       (socket_.parent_path() / "state.json").string(),
+                                  "--metrics",     "off"};
     if (!config_.empty()) {
       argv.push_back("--config");
       argv.push_back(config_.string());

@@ -128,6 +128,8 @@ class Process {
   void signal(int signo) const { ::kill(pid_, signo); }
   /// Current stdout so far (the program may still be writing).
   std::string out_so_far() const { return read_text_file(out_path()); }
+  /// Current stderr so far.
+  std::string err_so_far() const { return read_text_file(err_path()); }
 
   CommandResult wait() {
     int status = 0;

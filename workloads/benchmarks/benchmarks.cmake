@@ -7,3 +7,7 @@ target_link_libraries(residency_bench PRIVATE benchmark::benchmark tier tier_war
 
 # Heat benchmarks (HeatMap ingest, memory at 64 GiB): their own fragment.
 include(${CMAKE_CURRENT_LIST_DIR}/heat_benchmarks.cmake OPTIONAL)
+
+# tierd's `status` round trip with 0 and 1000 workloads (scripts/bench-tierd.sh).
+add_executable(tierd_status_bench ${CMAKE_CURRENT_LIST_DIR}/status_latency.cpp)
+target_link_libraries(tierd_status_bench PRIVATE tier_warnings)

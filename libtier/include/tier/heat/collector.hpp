@@ -23,6 +23,7 @@
 
 #include "tier/heat/heatmap.hpp"
 #include "tier/heat/sample.hpp"
+#include "tier/heat/selection.hpp"
 #include "tier/heat/source.hpp"
 #include "tier/memory_syscalls.hpp"
 #include "tier/sysroot.hpp"
@@ -104,6 +105,24 @@ struct HeatReport {
 
 HeatReport collect_heat(const SysRoot& root, const Topology& topology, MemorySyscalls& syscalls,
                         int pid, const CollectOptions& options);
+
+/// One source that failed to start under `auto` and yielded to the next.
+struct Fallback {
+  std::string source;
+  std::string error;
+};
+
+/// collect_heat() for a `--source` spec: `chosen` from choose_sources(). With
+/// `automatic` (spec "auto"), a source listed available that fails to start
+/// (BPF not permitted after all, a kdamond slot taken meanwhile) yields to
+/// the next available one in `probes` order, each failure appended to
+/// `fallbacks`. Throws the last SourceError when none could start (named
+/// sources: the first failure).
+HeatReport collect_heat_with_fallback(const SysRoot& root, const Topology& topology,
+                                      MemorySyscalls& syscalls, int pid,
+                                      const std::vector<std::string>& chosen, bool automatic,
+                                      const std::vector<SourceInfo>& probes, CollectOptions options,
+                                      std::vector<Fallback>& fallbacks);
 
 /// Node of every CPU id (index), -1 for CPUs no node lists.
 std::vector<int> cpu_nodes(const Topology& topology);

@@ -1,0 +1,359 @@
+#include "daemon.hpp"
+
+#include <boost/json.hpp>
+#include <ctime>
+#include <filesystem>
+#include <sstream>
+
+#include "heat_worker.hpp"
+#include "log.hpp"
+#include "tier/topology_text.hpp"
+#include "workloads/state_file.hpp"
+
+namespace tierd {
+
+namespace {
+
+std::int64_t unix_now() {
+  return static_cast<std::int64_t>(std::time(nullptr));
+}
+
+void apply_log_level(const Config& config) {
+  // parse_config already rejected any other word, so the fallback never hits.
+  log::set_level(log::parse_level(config.log_level).value_or(log::Level::info));
+}
+
+tier::Topology load_topology(const Config& config) {
+  tier::TopologyOptions topo_options;
+  topo_options.root = tier::SysRoot(config.topology_root);
+  topo_options.tier_override = config.tier_override;
+  return tier::load_topology(topo_options);
+}
+
+std::string topology_summary(const tier::Topology& topology) {
+  return std::to_string(topology.nodes().size()) + " node(s), " +
+         std::to_string(topology.memory_tiers().size()) + " memory tier(s)";
+}
+
+void log_lines(const std::vector<std::string>& lines, const char* prefix) {
+  for (const std::string& line : lines) log::info() << prefix << line;
+}
+void warn_lines(const std::vector<std::string>& lines, const char* prefix) {
+  for (const std::string& line : lines) log::warn() << prefix << line;
+}
+
+}  // namespace
+
+Config load_config(const Options& options) {
+  Config config = options.config_path.empty()
+                      ? parse_config(embedded_default_config(), "<embedded>")
+                      : load_config_file(options.config_path);
+  if (!options.socket.empty()) config.socket = options.socket;
+  if (!options.state.empty()) config.state_path = options.state;
+  if (!options.metrics.empty()) {
+    try {
+      parse_listen_address(options.metrics);
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError("--metrics '" + options.metrics + "': " + e.what());
+    }
+    config.metrics_listen = options.metrics;
+  }
+  return config;
+}
+
+Daemon::Daemon(const Options& options, Config config, ServiceNotifier& notifier)
+    : options_(options),
+      config_(std::move(config)),
+      notifier_(notifier),
+      // Registered before anything slow: a SIGTERM during start-up must take
+      // the graceful path, not the default action.
+      signals_(io_, SIGINT, SIGTERM, SIGHUP),
+      watchdog_(io_, notifier),
+      epoch_timer_(io_),
+      tick_timer_(io_),
+      kernel_(tier::SysRoot("/")),
+      registry_(tier::SysRoot("/")) {}
+
+Daemon::~Daemon() = default;
+
+int Daemon::run() {
+  wait_for_signal();
+  // Kicks start before the (possibly slow) topology load: the manager's
+  // watchdog clock runs from READY=1 only, but kicking early is harmless.
+  if (auto period = watchdog_.start()) {
+    log::info() << "watchdog: kicking every " << period->count() / 1000 << " ms";
+  }
+  try {
+    start();
+  } catch (...) {
+    // Whatever start() changed in the kernel before failing goes back.
+    warn_lines(kernel_.restore_all(), "kernel: ");
+    throw;
+  }
+  io_.run();
+  return 0;
+}
+
+void Daemon::start() {
+  apply_log_level(config_);
+  topology_ = std::make_shared<const tier::Topology>(load_topology(config_));
+  {
+    std::ostringstream text;
+    tier::render_topology(text, *topology_);
+    std::string rendered = text.str();
+    while (!rendered.empty() && rendered.back() == '\n') rendered.pop_back();
+    log::info() << "topology: " << topology_summary(*topology_) << "\n" << rendered;
+  }
+  // The socket and the metrics port are claimed before anything is changed:
+  // a second tierd started by mistake fails here, leaving the kernel
+  // settings and the state file of the running one alone.
+  server_ = std::make_unique<ControlServer>(io_, config_.socket);
+  metrics_ = std::make_unique<Metrics>(parse_listen_address(config_.metrics_listen));
+  if (auto address = metrics_->address()) {
+    log::info() << "metrics: serving http://" << address->to_string() << "/metrics";
+  } else {
+    log::info() << "metrics: off";
+  }
+
+  paused_ = config_.start_paused;
+  use_policy(config_.policy, config_.policy_params);
+  recover_state();
+  std::vector<std::string> applied;
+  warn_lines(kernel_.apply(config_, &applied), "kernel: ");
+  log_lines(applied, "kernel: ");
+  registry_.configure(config_.watches, config_.rules);
+
+  heat_ = std::make_unique<HeatWorker>(io_, [this](const tier::heat::HeatReport& report) {
+    std::vector<HeatSourceTotals> totals;
+    for (const auto& run : report.sources) totals.push_back({run.name, run.counters});
+    metrics_->update_heat_sources(totals);
+  });
+  add_control_methods();
+  server_->start();
+
+  sample_epoch();  // first figures before anyone asks
+  save_state();
+  const auto now = std::chrono::steady_clock::now();
+  next_epoch_ = now + std::chrono::milliseconds(config_.epoch_ms);
+  next_tick_ = now + std::chrono::milliseconds(config_.tick_ms);
+  schedule_epoch();
+  schedule_tick();
+  log::info() << "serving on " << server_->path() << " (policy " << policy_name_
+              << (paused_ ? ", paused" : "")
+              << "; SIGTERM/Ctrl-C stops, SIGHUP reloads; try `tierctl --socket "
+              << server_->path() << " status`)";
+  notifier_.ready(serving_status(""));
+}
+
+void Daemon::wait_for_signal() {
+  signals_.async_wait([this](const boost::system::error_code& ec, int signal) {
+    if (ec) return;
+    if (signal == SIGHUP) {
+      reload_from_signal();
+      wait_for_signal();
+      return;
+    }
+    stop(signal);
+  });
+}
+
+void Daemon::stop(int signal) {
+  notifier_.stopping();
+  notifier_.status("stopping (signal " + std::to_string(signal) + ")");
+  log::info() << "signal " << signal << ", stopping";
+  watchdog_.stop();
+  epoch_timer_.cancel();
+  tick_timer_.cancel();
+  if (server_) server_->stop();
+  std::vector<std::string> restored;
+  warn_lines(kernel_.restore_all(&restored), "kernel: ");
+  log_lines(restored, "kernel: ");
+  if (topology_) save_state();  // workloads stay registered for the next start
+  heat_.reset();                // cancels a running collection
+  io_.stop();
+}
+
+void Daemon::reload_from_signal() {
+  notifier_.reloading();
+  log::info() << "SIGHUP: reloading configuration " << options_.origin();
+  try {
+    reload();
+  } catch (const std::exception&) {
+    // reload() logged and recorded the reason.
+  }
+  notifier_.ready(serving_status(last_reload_ ? last_reload_->message : ""));
+}
+
+// Everything is built from the new file first and committed only when all of
+// it succeeded, so a bad file or an unreadable topology root leaves the
+// daemon exactly as it was.
+std::vector<std::string> Daemon::reload() {
+  try {
+    Config next = load_config(options_);
+    auto topology = std::make_shared<const tier::Topology>(load_topology(next));
+    Registry probe_rules(tier::SysRoot("/"));
+    probe_rules.configure(next.watches, next.rules);  // throws for a rule the registry refuses
+    std::vector<std::string> changes = config_changes(config_, next);
+    for (const std::string& change : changes) log::info() << "reload: " << change;
+    if (changes.empty()) log::info() << "reload: configuration unchanged";
+    for (const auto& [key, now_value, running] :
+         {std::tuple<const char*, std::string, std::string>{"daemon.socket", next.socket,
+                                                            config_.socket},
+          {"daemon.state", next.state_path, config_.state_path},
+          {"metrics.listen", next.metrics_listen, config_.metrics_listen}}) {
+      // Rebinding would drop connected clients and scrapes mid-request; these
+      // take effect at the next start (the unit's restart).
+      if (now_value != running) {
+        log::warn() << "reload: " << key << " " << now_value << " takes effect on restart; still "
+                    << running;
+      }
+    }
+    if (next.policy != config_.policy || next.policy_params != config_.policy_params) {
+      use_policy(next.policy, next.policy_params);
+    }
+    if (next.start_paused != config_.start_paused) paused_ = next.start_paused;
+    // Keep the paths in use (see above) so status tells the truth.
+    next.socket = config_.socket;
+    next.state_path = config_.state_path;
+    next.metrics_listen = config_.metrics_listen;
+    apply_log_level(next);
+    if (topology_summary(*topology) != topology_summary(*topology_)) {
+      log::info() << "reload: topology now " << topology_summary(*topology) << " (was "
+                  << topology_summary(*topology_) << ")";
+    }
+    std::vector<std::string> applied;
+    warn_lines(kernel_.apply(next, &applied), "kernel: ");
+    log_lines(applied, "kernel: ");
+    registry_.configure(next.watches, next.rules);
+    topology_ = std::move(topology);
+    config_ = std::move(next);
+    save_state();
+    // After apply_log_level: shows up exactly when the new level allows it.
+    log::debug() << "reload: topology re-read, " << topology_summary(*topology_);
+    last_reload_ = ReloadNote{true, "configuration reloaded", unix_now()};
+    return changes;
+  } catch (const std::exception& e) {
+    // ConfigError messages already name file:line and key.
+    log::error() << "reload failed, keeping the running configuration: " << e.what();
+    last_reload_ = ReloadNote{
+        false, "reload failed (" + std::string(e.what()) + "), running configuration kept",
+        unix_now()};
+    throw;
+  }
+}
+
+void Daemon::use_policy(const std::string& name, const tier::policy::Params& params) {
+  const tier::policy::PolicyInfo* info = tier::policy::find_policy(name);
+  if (info == nullptr) {
+    throw std::invalid_argument("unknown policy '" + name +
+                                "' (policies: " + tier::policy::policy_names() + ")");
+  }
+  tier::policy::Params resolved = tier::policy::resolve_params(*info, params);
+  policy_ = info->make(resolved);
+  policy_name_ = name;
+  policy_params_ = std::move(resolved);
+  log::info() << "policy: " << name << " (" << info->description << ")";
+}
+
+// state.json: {"version":1,"workloads":[...],"kernel":{...},"paused":b,
+// "policy":{"name","params"}}. A damaged file is kept aside as PATH.bad and
+// tierd starts without it rather than refusing to start.
+void Daemon::recover_state() {
+  std::optional<boost::json::value> state;
+  try {
+    state = read_state_file(config_.state_path);
+  } catch (const StateFileError& e) {
+    std::error_code ec;
+    std::filesystem::rename(config_.state_path, config_.state_path + ".bad", ec);
+    log::error() << "state: " << e.what() << "; kept as " << config_.state_path
+                 << ".bad, starting without it";
+    return;
+  }
+  if (!state) {
+    log::info() << "state: no " << config_.state_path << " yet (first start)";
+    return;
+  }
+  const boost::json::object* object = state->if_object();
+  if (object == nullptr) {
+    log::error() << "state: " << config_.state_path << " is not a JSON object; ignored";
+    return;
+  }
+  if (const boost::json::value* kernel = object->if_contains("kernel")) {
+    warn_lines(kernel_.adopt(*kernel), "");
+    for (const auto& [knob, change] : kernel_.changes()) {
+      log::info() << "state: " << knob << " was set to " << change.applied
+                  << " by a previous tierd; its original " << change.original
+                  << " will be restored at stop";
+    }
+  }
+  if (const boost::json::value* paused = object->if_contains("paused");
+      paused && paused->is_bool()) {
+    paused_ = paused->as_bool();
+  }
+  if (const boost::json::value* policy = object->if_contains("policy"); policy && policy->is_object()) {
+    try {
+      const boost::json::object& p = policy->as_object();
+      tier::policy::Params params;
+      if (const boost::json::value* given = p.if_contains("params"); given && given->is_object()) {
+        for (const auto& [name, value] : given->as_object()) {
+          params[std::string(name)] = value.to_number<double>();
+        }
+      }
+      std::string name(p.at("name").as_string());
+      // A policy set over the socket survives restarts until the operator
+      // edits [policy] in the file: then the file wins.
+      const boost::json::value* from_config = p.if_contains("config_name");
+      const bool config_unchanged = from_config != nullptr && from_config->is_string() &&
+                                    from_config->as_string() == config_.policy;
+      if (config_unchanged && (name != policy_name_ || params != policy_params_)) {
+        log::info() << "state: policy " << name << " was set over the socket; keeping it";
+        use_policy(name, params);
+      }
+    } catch (const std::exception& e) {
+      log::warn() << "state: saved policy not usable (" << e.what() << "); using "
+                  << policy_name_;
+    }
+  }
+  try {
+    const std::int64_t now = unix_now();
+    std::vector<DroppedWorkload> dropped = registry_.restore(*state);
+    for (const DroppedWorkload& d : dropped) {
+      log::warn() << "state: workload " << d.workload.id << " dropped: " << d.reason;
+      record_dropped(d, now);
+    }
+    log::info() << "state: recovered " << registry_.workloads().size() << " workload(s), dropped "
+                << dropped.size();
+  } catch (const std::exception& e) {
+    log::error() << "state: workloads in " << config_.state_path << " unreadable (" << e.what()
+                 << "); starting with none";
+  }
+}
+
+void Daemon::save_state() {
+  boost::json::object state = registry_.to_json().as_object();
+  state["version"] = 1;
+  state["kernel"] = kernel_.to_json();
+  state["paused"] = paused_;
+  boost::json::object params;
+  for (const auto& [name, value] : policy_params_) params[name] = value;
+  state["policy"] = {
+      {"name", policy_name_}, {"params", std::move(params)}, {"config_name", config_.policy}};
+  try {
+    write_state_file(config_.state_path, state);
+    if (!state_error_.empty()) log::info() << "state: " << config_.state_path << " written again";
+    state_error_.clear();
+  } catch (const StateFileError& e) {
+    // Say it once per failure streak, not every epoch.
+    if (state_error_ != e.what()) log::error() << "state: " << e.what();
+    state_error_ = e.what();
+  }
+}
+
+void Daemon::record_dropped(const DroppedWorkload& dropped, std::int64_t now_unix_s) {
+  residency_.erase(dropped.workload.id);
+  dropped_.push_back({dropped, now_unix_s});
+  while (dropped_.size() > 100) dropped_.pop_front();
+  ++dropped_total_;
+}
+
+}  // namespace tierd

@@ -1,0 +1,138 @@
+// The tierd process: one Boost.Asio loop carrying the signal handlers, the
+// sampling-epoch and policy-tick timers and the control server; the metrics
+// exporter serves scrapes on its own threads (prometheus-cpp/civetweb) from
+// values the loop updates. Heat requests run on a worker thread and post
+// their reply back to the loop.
+//
+// Life cycle: start() loads the topology, recovers state.json (workloads,
+// kernel originals, pause, policy), applies the [kernel] settings, starts
+// the exporter and the control socket and reports READY; SIGHUP reloads
+// (a bad file keeps everything as it was); SIGTERM/SIGINT restore every
+// kernel setting, save state and stop.
+#pragma once
+
+#include <boost/asio.hpp>
+#include <boost/json/value.hpp>
+#include <chrono>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "config.hpp"
+#include "control_server.hpp"
+#include "kernel_settings.hpp"
+#include "metrics/metrics.hpp"
+#include "options.hpp"
+#include "service_notifier.hpp"
+#include "tier/node_usage.hpp"
+#include "tier/policy/policy.hpp"
+#include "tier/topology.hpp"
+#include "workloads/registry.hpp"
+
+namespace tierd {
+
+class HeatWorker;
+
+class Daemon {
+ public:
+  Daemon(const Options& options, Config config, ServiceNotifier& notifier);
+  ~Daemon();
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+
+  /// Runs until SIGTERM/SIGINT; returns the exit code.
+  int run();
+
+ private:
+  // --- life cycle (daemon.cpp) ---
+  void wait_for_signal();
+  void start();
+  void stop(int signal);
+  /// Re-reads the configuration; returns the changes, throws with the reason
+  /// (ConfigError names file:line:key) leaving everything as it was.
+  std::vector<std::string> reload();
+  void reload_from_signal();
+  void recover_state();
+  void save_state();
+  void use_policy(const std::string& name, const tier::policy::Params& params);
+
+  // --- timers (sampling.cpp) ---
+  void schedule_epoch();
+  void schedule_tick();
+  void sample_epoch();
+  void policy_tick();
+  void refresh_workloads(std::int64_t now_unix_s);
+  void scan_residency(std::chrono::steady_clock::time_point deadline);
+  tier::policy::Snapshot policy_snapshot() const;
+  std::vector<WorkloadPlacement> placements() const;
+
+  // --- control methods (control_methods.cpp) ---
+  void add_control_methods();
+  boost::json::value workloads_json() const;
+  boost::json::value policy_json() const;
+  boost::json::value register_workload(const boost::json::value& params);
+  boost::json::value unregister_workload(const boost::json::value& params);
+  boost::json::value set_policy(const boost::json::value& params);
+  boost::json::value set_paused(bool paused);
+
+  // --- status (status.cpp) ---
+  boost::json::value status_json() const;
+  std::string status_line() const;
+  std::string serving_status(const std::string& note) const;
+  std::string summary() const;
+
+  void record_dropped(const DroppedWorkload& dropped, std::int64_t now_unix_s);
+
+  const Options& options_;
+  Config config_;
+  ServiceNotifier& notifier_;
+  boost::asio::io_context io_;
+  boost::asio::signal_set signals_;
+  WatchdogKicker watchdog_;
+  boost::asio::steady_timer epoch_timer_;
+  boost::asio::steady_timer tick_timer_;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point next_epoch_, next_tick_;
+
+  std::shared_ptr<const tier::Topology> topology_;
+  std::optional<tier::MemorySnapshot> memory_;
+  KernelSettings kernel_;
+  Registry registry_;
+  std::unique_ptr<Metrics> metrics_;
+  std::unique_ptr<ControlServer> server_;
+  std::unique_ptr<HeatWorker> heat_;
+
+  // Policy and its counters.
+  std::string policy_name_;
+  tier::policy::Params policy_params_;
+  std::unique_ptr<tier::policy::Policy> policy_;
+  bool paused_ = false;
+  std::uint64_t ticks_ = 0;
+  std::uint64_t epochs_ = 0;
+  double last_tick_ms_ = 0;
+  std::size_t planned_moves_ = 0;
+
+  // Workloads: last residency per id, the round-robin cursor, recent drops.
+  std::map<std::string, std::map<unsigned, std::uint64_t>> residency_;
+  std::size_t residency_cursor_ = 0;
+  struct Dropped {
+    DroppedWorkload dropped;
+    std::int64_t at_unix_s = 0;
+  };
+  std::deque<Dropped> dropped_;
+  std::uint64_t dropped_total_ = 0;
+
+  struct ReloadNote {
+    bool ok = true;
+    std::string message;
+    std::int64_t unix_s = 0;
+  };
+  std::optional<ReloadNote> last_reload_;
+  std::string state_error_;  // last state.json write failure, "" when fine
+};
+
+}  // namespace tierd

@@ -1,0 +1,31 @@
+// tierd's command line: where the configuration comes from and the overrides
+// a test or a second instance needs (docs/configuration.md, "Command line").
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "config.hpp"
+
+namespace tierd {
+
+struct Options {
+  std::string config_path;  // empty: the embedded default
+  std::string socket;       // --socket
+  std::string metrics;      // --metrics ADDR:PORT|off
+  std::string state;        // --state PATH
+  bool foreground = false;
+  bool check_config = false;
+  bool print_default_config = false;
+  bool list_policies = false;
+  bool list_sources = false;
+  bool status_line = false;  // one status line per policy tick on stdout (`make run`)
+
+  std::string origin() const { return config_path.empty() ? "<embedded>" : config_path; }
+};
+
+/// The configuration from --config (or the embedded default) with the
+/// command-line overrides applied; throws ConfigError.
+Config load_config(const Options& options);
+
+}  // namespace tierd

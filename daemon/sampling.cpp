@@ -1,0 +1,165 @@
+// The two timers of the loop: the sampling epoch (node memory, kernel
+// counters, workload liveness and residency, metrics) and the policy tick
+// (snapshot → plan). Both run at a fixed rate from their start: a slow epoch
+// delays the next one rather than piling up.
+#include <boost/json.hpp>
+#include <ctime>
+#include <iostream>
+
+#include "daemon.hpp"
+#include "log.hpp"
+#include "tier/memory_syscalls.hpp"
+#include "tier/residency.hpp"
+
+namespace tierd {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Residency scans (move_pages over every mapping) are the expensive part of
+// an epoch; they go round robin within this budget so a thousand workloads
+// cost a bounded slice of each epoch rather than all of it.
+constexpr auto kResidencyBudget = std::chrono::milliseconds(50);
+// A cgroup workload's residency is the sum of its processes, up to this many.
+constexpr std::size_t kMaxPidsPerWorkload = 64;
+
+// Next deadline at a fixed rate; if the loop fell behind, from now.
+Clock::time_point next_deadline(Clock::time_point previous, std::chrono::milliseconds period) {
+  Clock::time_point next = previous + period;
+  const Clock::time_point now = Clock::now();
+  return next < now ? now + period : next;
+}
+
+}  // namespace
+
+void Daemon::schedule_epoch() {
+  epoch_timer_.expires_at(next_epoch_);
+  epoch_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;
+    sample_epoch();
+    next_epoch_ = next_deadline(next_epoch_, std::chrono::milliseconds(config_.epoch_ms));
+    schedule_epoch();
+  });
+}
+
+void Daemon::schedule_tick() {
+  tick_timer_.expires_at(next_tick_);
+  tick_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;
+    policy_tick();
+    next_tick_ = next_deadline(next_tick_, std::chrono::milliseconds(config_.tick_ms));
+    schedule_tick();
+  });
+}
+
+void Daemon::sample_epoch() {
+  const Clock::time_point started = Clock::now();
+  ++epochs_;
+  memory_ = tier::read_memory_snapshot(tier::SysRoot(config_.topology_root));
+  metrics_->update_nodes(*topology_, *memory_);
+  metrics_->update_kernel_counters(memory_->vmstat);
+  refresh_workloads(static_cast<std::int64_t>(std::time(nullptr)));
+  scan_residency(started + kResidencyBudget);
+  metrics_->update_workloads(*topology_, placements());
+}
+
+void Daemon::refresh_workloads(std::int64_t now_unix_s) {
+  Registry::RefreshResult changed = registry_.refresh(now_unix_s);
+  for (const Workload& added : changed.added) {
+    log::info() << "workload " << added.id << " (" << added.name << ") added from "
+                << to_string(added.source) << ", class " << to_string(added.workload_class);
+  }
+  for (const DroppedWorkload& dropped : changed.dropped) {
+    log::info() << "workload " << dropped.workload.id << " (" << dropped.workload.name
+                << ") dropped: " << dropped.reason;
+    record_dropped(dropped, now_unix_s);
+  }
+  if (!changed.added.empty() || !changed.dropped.empty()) save_state();
+}
+
+void Daemon::scan_residency(Clock::time_point deadline) {
+  const std::vector<Workload>& workloads = registry_.workloads();
+  tier::ResidencyOptions options;
+  for (std::size_t done = 0; done < workloads.size() && Clock::now() < deadline; ++done) {
+    residency_cursor_ %= workloads.size();
+    const Workload& workload = workloads[residency_cursor_++];
+    std::map<unsigned, std::uint64_t> bytes;
+    std::vector<pid_t> pids = registry_.pids_of(workload);
+    if (pids.size() > kMaxPidsPerWorkload) pids.resize(kMaxPidsPerWorkload);
+    for (pid_t pid : pids) {
+      try {
+        tier::ResidencyReport report =
+            tier::scan_residency(tier::SysRoot("/"), tier::real_memory_syscalls(), pid, options);
+        for (const auto& [node, residency] : report.nodes) bytes[node] += residency.bytes;
+      } catch (const std::exception& e) {
+        // Gone since the liveness check: the next refresh drops it.
+        log::debug() << "residency of " << workload.id << " pid " << pid << ": " << e.what();
+      }
+    }
+    residency_[workload.id] = std::move(bytes);
+  }
+}
+
+std::vector<WorkloadPlacement> Daemon::placements() const {
+  std::vector<WorkloadPlacement> out;
+  for (const Workload& workload : registry_.workloads()) {
+    auto found = residency_.find(workload.id);
+    if (found == residency_.end()) continue;
+    out.push_back({workload.id, to_string(workload.workload_class), found->second});
+  }
+  return out;
+}
+
+tier::policy::Snapshot Daemon::policy_snapshot() const {
+  tier::policy::Snapshot snapshot;
+  snapshot.topology = topology_.get();
+  snapshot.now_s = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+  if (memory_) {
+    for (const tier::NodeMemory& node : memory_->nodes) {
+      const tier::Node* known = topology_->node(node.node);
+      snapshot.nodes.push_back({node.node, known ? known->tier : 0,
+                                known ? !known->cpus.empty() : false, node.total_bytes,
+                                node.free_bytes, node.high_watermark_bytes});
+    }
+  }
+  for (const Workload& workload : registry_.workloads()) {
+    tier::policy::WorkloadState state;
+    state.id = workload.id;
+    state.workload_class = to_string(workload.workload_class);
+    state.priority = workload.priority;
+    state.pids = registry_.pids_of(workload);
+    if (auto found = residency_.find(workload.id); found != residency_.end()) {
+      state.resident_bytes_by_node = found->second;
+    }
+    if (workload.quota.bytes) {
+      state.quota_bytes = workload.quota.bytes;
+    } else if (workload.quota.percent) {
+      std::uint64_t resident = 0;
+      for (const auto& [node, bytes] : state.resident_bytes_by_node) resident += bytes;
+      state.quota_bytes =
+          static_cast<std::uint64_t>(static_cast<double>(resident) * *workload.quota.percent / 100);
+    }
+    snapshot.workloads.push_back(std::move(state));
+  }
+  return snapshot;
+}
+
+void Daemon::policy_tick() {
+  const Clock::time_point started = Clock::now();
+  tier::policy::Plan plan = policy_->plan(policy_snapshot());
+  const auto elapsed = std::chrono::duration<double>(Clock::now() - started);
+  metrics_->observe_policy_tick(elapsed);
+  ++ticks_;
+  last_tick_ms_ = elapsed.count() * 1000;
+  planned_moves_ = plan.moves.size();
+  if (!plan.moves.empty()) {
+    // Only `static` exists so far and it plans nothing; executing moves
+    // (PageMover, budgets) arrives with the placement policies.
+    log::warn() << "policy " << policy_name_ << " planned " << plan.moves.size()
+                << " move(s); this tierd does not execute moves yet";
+  }
+  if (options_.status_line) std::cout << status_line() << std::endl;
+}
+
+}  // namespace tierd

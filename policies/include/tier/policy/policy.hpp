@@ -1,0 +1,104 @@
+// Placement policies: pure decision functions from a snapshot of the machine
+// and its workloads to a plan of page moves (docs/policies.md).
+//
+// Contract: a Policy never makes a system call, reads a clock or touches a
+// global; everything it knows arrives in the Snapshot (time included), and
+// everything it wants done leaves in the Plan. It may keep its own history
+// between ticks (e.g. anti-thrash records) because the same object sees every
+// tick. That is what lets the daemon, the unit tests and a trace-driven
+// simulator run the very same code.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tier {
+class Topology;
+}
+
+namespace tier::policy {
+
+/// One memory node as the daemon last sampled it.
+struct NodeState {
+  unsigned node = 0;
+  unsigned tier = 0;  // 0 = fastest
+  bool has_cpus = false;
+  std::uint64_t total_bytes = 0;
+  std::uint64_t free_bytes = 0;
+  std::uint64_t high_watermark_bytes = 0;
+};
+
+/// One registered workload as the daemon last sampled it.
+struct WorkloadState {
+  std::string id;
+  std::string workload_class;  // "online" | "offline" | "default"
+  int priority = 0;
+  std::vector<pid_t> pids;
+  std::map<unsigned, std::uint64_t> resident_bytes_by_node;
+  std::optional<std::uint64_t> quota_bytes;  // fast-tier quota, resolved to bytes
+};
+
+struct Snapshot {
+  const Topology* topology = nullptr;  // never null when the daemon calls plan()
+  std::vector<NodeState> nodes;
+  std::vector<WorkloadState> workloads;
+  double now_s = 0;  // monotonic seconds, from the caller's clock
+};
+
+/// Move [start, end) of pid's address space to target_node.
+struct Move {
+  pid_t pid = 0;
+  std::uint64_t start = 0;
+  std::uint64_t end = 0;
+  unsigned target_node = 0;
+  std::string workload_id;
+  std::string reason;  // "promote: hot on tier 1", ...
+};
+
+struct Plan {
+  std::vector<Move> moves;
+};
+
+class Policy {
+ public:
+  virtual ~Policy() = default;
+  virtual Plan plan(const Snapshot& snapshot) = 0;
+};
+
+/// A declared numeric parameter with its default and bounds.
+struct ParamSpec {
+  std::string name;
+  double default_value = 0;
+  double min = 0;
+  double max = 0;
+  std::string description;
+};
+
+using Params = std::map<std::string, double>;
+
+struct PolicyInfo {
+  std::string name;
+  std::string description;
+  std::vector<ParamSpec> params;
+  /// Builds the policy with complete, validated parameters.
+  std::unique_ptr<Policy> (*make)(const Params& params) = nullptr;
+};
+
+/// Every registered policy, in the order `tierd --list-policies` prints them.
+const std::vector<PolicyInfo>& registered_policies();
+/// nullptr when no policy has that name.
+const PolicyInfo* find_policy(const std::string& name);
+/// "static, ..." for error messages.
+std::string policy_names();
+
+/// The declared defaults overlaid with `given`. Throws std::invalid_argument
+/// naming the parameter for an undeclared name or a value out of bounds.
+Params resolve_params(const PolicyInfo& info, const Params& given);
+
+}  // namespace tier::policy

@@ -1,0 +1,17 @@
+# tierd end to end: the real daemon, real child processes and cgroups, the
+# real numa_balancing sysctl (restored; lock shared with the heat tests).
+tier_unit_test(tierd_test unit/tierd_test.cpp LOCKS numa_balancing)
+target_link_libraries(tierd_test PRIVATE Boost::json)
+add_dependencies(tierd_test tierd)
+# Config keys: docs/configuration.md against the parser.
+tier_unit_test(configuration_doc_test unit/configuration_doc_test.cpp)
+target_link_libraries(configuration_doc_test PRIVATE tierd_core)
+target_compile_definitions(configuration_doc_test PRIVATE TIER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+# Kernel settings and peer access: the pure parts behind tierd's seams.
+tier_unit_test(tierd_units_test unit/kernel_settings_test.cpp unit/peer_access_test.cpp)
+target_link_libraries(tierd_units_test PRIVATE tierd_core)
+# 200 clients × 30 s against the real tierd (validity of every reply, no
+# crash, no leaked descriptors). Its own binary: it takes half a minute.
+tier_unit_test(tierd_hammer_test unit/tierd_hammer_test.cpp)
+target_link_libraries(tierd_hammer_test PRIVATE Boost::json)
+add_dependencies(tierd_hammer_test tierd)

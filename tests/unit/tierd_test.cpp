@@ -1,0 +1,432 @@
+// tierd end to end: the real daemon on a private socket/state file, real
+// child processes as workloads, real cgroups, the real numa_balancing sysctl
+// (restored; CTest lock). Asserts outcomes: what the registry holds after a
+// process exits or a cgroup goes, what a restart recovers, which value the
+// kernel knob has while tierd runs and after it stops, who may change what.
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <boost/json.hpp>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "tierd_harness.hpp"
+
+namespace tier::test {
+namespace {
+
+namespace json = boost::json;
+
+// Fast timers so every "next epoch" comes within a fraction of a second.
+std::string fast_config(const std::string& extra = "") {
+  return "[daemon]\nepoch_ms = 200\n[policy]\ntick_ms = 200\n" + extra;
+}
+
+bool ok(const json::object& reply) {
+  return reply.contains("ok") && reply.at("ok").is_bool() && reply.at("ok").as_bool();
+}
+std::string code(const json::object& reply) {
+  return reply.contains("code") ? std::string(reply.at("code").as_string()) : "";
+}
+
+json::array workloads(const TierdInstance& tierd) {
+  json::object result = tierd.result("workloads.list");
+  return result.contains("workloads") ? result.at("workloads").as_array() : json::array{};
+}
+json::array dropped(const TierdInstance& tierd) {
+  json::object result = tierd.result("workloads.list");
+  return result.contains("dropped") ? result.at("dropped").as_array() : json::array{};
+}
+// The entry (a workload, or a dropped record holding one) with that id; a
+// copy, since the lists are temporaries.
+std::optional<json::object> find_id(const json::array& list, const std::string& id) {
+  for (const json::value& item : list) {
+    const json::object& object =
+        item.as_object().contains("workload") ? item.at("workload").as_object() : item.as_object();
+    if (object.at("id").as_string() == id) return item.as_object();
+  }
+  return std::nullopt;
+}
+
+std::string read_sysctl(const char* path) {
+  std::ifstream in(path);
+  std::string value;
+  in >> value;
+  return value;
+}
+
+class Tierd : public ::testing::Test {
+ protected:
+  TempDir dir_{"tierd-e2e"};
+};
+
+TEST_F(Tierd, RegisteredProcessIsListedWithResidencyThenDroppedWhenItExits) {
+  TierdInstance tierd(dir_.path(), fast_config());
+  ASSERT_TRUE(tierd.start()) << tierd.log_so_far();
+  Process sleeper({"sleep", "1000"});
+  const std::string id = "pid:" + std::to_string(sleeper.pid());
+  json::object reply = tierd.call("workloads.register", {{"pid", sleeper.pid()},
+                                                         {"class", "online"},
+                                                         {"priority", 5},
+                                                         {"quota", "25%"}});
+  ASSERT_TRUE(ok(reply)) << json::serialize(reply);
+  const json::object& stored = reply.at("result").at("workload").as_object();
+  EXPECT_EQ(stored.at("id").as_string(), id);
+  EXPECT_EQ(stored.at("name").as_string(), "sleep");
+  EXPECT_EQ(stored.at("class").as_string(), "online");
+  EXPECT_EQ(stored.at("quota").as_string(), "25%");
+
+  // Residency arrives with the next epochs: sleep's pages are on node 0.
+  ASSERT_TRUE(eventually([&] {
+    std::optional<json::object> w = find_id(workloads(tierd), id);
+    return w .has_value() && w->contains("resident_bytes_by_node") &&
+           w->at("resident_bytes_by_node").as_object().contains("0") &&
+           w->at("resident_bytes_by_node").at("0").to_number<std::uint64_t>() > 0;
+  })) << json::serialize(workloads(tierd));
+  EXPECT_EQ(tierd.result("status").at("workloads").at("online").as_int64(), 1);
+
+  const pid_t pid = sleeper.pid();
+  sleeper.signal(SIGKILL);
+  sleeper.wait();
+  ASSERT_TRUE(eventually([&] { return find_id(workloads(tierd), id) == std::nullopt; }));
+  std::optional<json::object> gone = find_id(dropped(tierd), id);
+  ASSERT_TRUE(gone);
+  EXPECT_EQ(gone->at("reason").as_string(), "process " + std::to_string(pid) + " exited");
+  EXPECT_EQ(tierd.result("status").at("workloads").at("dropped_total").as_int64(), 1);
+  EXPECT_EQ(tierd.stop().exit_code, 0);
+}
+
+TEST_F(Tierd, RegistrationErrorsHaveCodesAndChangeNothing) {
+  TierdInstance tierd(dir_.path(), fast_config());
+  ASSERT_TRUE(tierd.start()) << tierd.log_so_far();
+  EXPECT_EQ(code(tierd.call("workloads.register", {{"pid", 4'000'000}})), "not_found");
+  EXPECT_EQ(code(tierd.call("workloads.register", {{"pid", 2}})), "bad_request");  // kthreadd
+  EXPECT_EQ(code(tierd.call("workloads.register", {})), "bad_request");
+  EXPECT_EQ(code(tierd.call("workloads.register", {{"pid", ::getpid()}, {"class", "gold"}})),
+            "bad_request");
+  EXPECT_EQ(code(tierd.call("workloads.register", {{"pid", ::getpid()}, {"quota", "lots"}})),
+            "bad_request");
+  EXPECT_TRUE(ok(tierd.call("workloads.register", {{"pid", ::getpid()}})));
+  EXPECT_EQ(code(tierd.call("workloads.register", {{"pid", ::getpid()}})), "conflict");
+  EXPECT_EQ(code(tierd.call("workloads.unregister", {{"id", "pid:1"}})), "not_found");
+  EXPECT_TRUE(ok(tierd.call("workloads.unregister", {{"id", ::getpid()}})));
+  EXPECT_TRUE(workloads(tierd).empty());
+  EXPECT_EQ(tierd.stop().exit_code, 0);
+}
+
+// A real cgroup tree (cgroup v1 pids hierarchy or v2): each child of the
+// watched parent becomes a workload; removing it drops the workload.
+TEST_F(Tierd, WatchedParentCgroupChildrenComeAndGo) {
+  fs::path hierarchy;
+  for (const char* candidate : {"/sys/fs/cgroup/pids", "/sys/fs/cgroup/unified", "/sys/fs/cgroup"}) {
+    if (fs::exists(fs::path(candidate) / "cgroup.procs") && ::access(candidate, W_OK) == 0) {
+      hierarchy = candidate;
+      break;
+    }
+  }
+  if (hierarchy.empty()) GTEST_SKIP() << "no writable cgroup hierarchy here";
+  const fs::path parent = hierarchy / ("tier-test-" + std::to_string(::getpid()));
+  struct Cleanup {
+    fs::path parent;
+    ~Cleanup() {
+      std::error_code ec;
+      for (const char* child : {"a", "b"}) fs::remove(parent / child, ec);
+      fs::remove(parent, ec);
+    }
+  } cleanup{parent};
+  ASSERT_TRUE(fs::create_directory(parent));
+  ASSERT_TRUE(fs::create_directory(parent / "a"));
+  TierdInstance tierd(dir_.path(), fast_config("[[workloads.watch]]\nparent = \"" +
+                                               parent.string() + "\"\nclass = \"offline\"\n"));
+  ASSERT_TRUE(tierd.start()) << tierd.log_so_far();
+  const std::string a = "cgroup:" + (parent / "a").string();
+  const std::string b = "cgroup:" + (parent / "b").string();
+  ASSERT_TRUE(eventually([&] { return find_id(workloads(tierd), a) .has_value(); }))
+      << json::serialize(workloads(tierd));
+  EXPECT_EQ(find_id(workloads(tierd), a)->at("source").as_string(), "cgroup");
+  EXPECT_EQ(find_id(workloads(tierd), a)->at("class").as_string(), "offline");
+  ASSERT_TRUE(fs::create_directory(parent / "b"));
+  ASSERT_TRUE(eventually([&] { return find_id(workloads(tierd), b) .has_value(); }));
+  ASSERT_TRUE(fs::remove(parent / "a"));
+  ASSERT_TRUE(eventually([&] { return find_id(workloads(tierd), a)  == std::nullopt; }));
+  std::optional<json::object> gone = find_id(dropped(tierd), a);
+  ASSERT_TRUE(gone);
+  EXPECT_NE(std::string(gone->at("reason").as_string()).find("removed"), std::string::npos)
+      << json::serialize(*gone);
+  EXPECT_TRUE(find_id(workloads(tierd), b).has_value());
+  EXPECT_EQ(tierd.stop().exit_code, 0);
+}
+
+TEST_F(Tierd, ProcessNameRuleAdoptsMatchingProcesses) {
+  // A name no other process on the machine has.
+  const std::string name = "tiersl" + std::to_string(::getpid() % 100000);
+  const fs::path copy = dir_.path() / name;
+  fs::copy_file("/bin/sleep", copy);
+  TierdInstance tierd(dir_.path(),
+                      fast_config("[[workloads.rule]]\nmatch = \"" + name +
+                                  "\"\nclass = \"online\"\npriority = 7\nquota = \"1G\"\n"));
+  ASSERT_TRUE(tierd.start()) << tierd.log_so_far();
+  Process matching({copy.string(), "1000"});
+  const std::string id = "rule:" + std::to_string(matching.pid());
+  ASSERT_TRUE(eventually([&] { return find_id(workloads(tierd), id) .has_value(); }))
+      << json::serialize(workloads(tierd));
+  std::optional<json::object> w = find_id(workloads(tierd), id);
+  EXPECT_EQ(w->at("source").as_string(), "rule");
+  EXPECT_EQ(w->at("priority").as_int64(), 7);
+  EXPECT_EQ(w->at("quota").as_string(), "1G");
+  EXPECT_EQ(workloads(tierd).size(), 1u);
+  matching.signal(SIGKILL);
+  matching.wait();
+  ASSERT_TRUE(eventually([&] { return find_id(workloads(tierd), id)  == std::nullopt; }));
+  EXPECT_EQ(tierd.stop().exit_code, 0);
+}
+
+// The peer's credentials decide: a mutating request from uid 65534 is
+// refused and changes nothing; reads are allowed.
+TEST_F(Tierd, UnauthorizedChangeIsRefusedAndStateIsUnchanged) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to act as another user";
+  fs::permissions(dir_.path(), fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
+  TierdInstance tierd(dir_.path(), fast_config());
+  ASSERT_TRUE(tierd.start()) << tierd.log_so_far();
+  Process sleeper({"sleep", "1000"});
+  ASSERT_TRUE(ok(tierd.call("workloads.register", {{"pid", sleeper.pid()}})));
+  const std::string state_before = read_text_file(tierd.state());
+  const std::string list_before = json::serialize(workloads(tierd));
+
+  // The child becomes nobody and reports each reply's code on a pipe.
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  pid_t child = ::fork();
+  if (child == 0) {
+    ::close(fds[0]);
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(3);
+    std::string codes;
+    for (const char* method : {"workloads.unregister", "pause", "policy.set", "reload",
+                               "workloads.register", "status", "workloads.list"}) {
+      ControlClient client(tierd.socket());
+      json::object params{{"id", "pid:" + std::to_string(sleeper.pid())}, {"name", "static"}};
+      if (std::string(method) == "workloads.register") params = {{"pid", ::getpid()}};
+      json::object reply = client.call(method, params);
+      codes += std::string(method) + "=" + (ok(reply) ? "ok" : code(reply)) + ";";
+    }
+    (void)!::write(fds[1], codes.data(), codes.size());
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string codes;
+  char buffer[512];
+  for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;) codes.append(buffer, n);
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  EXPECT_EQ(codes,
+            "workloads.unregister=permission;pause=permission;policy.set=permission;"
+            "reload=permission;workloads.register=permission;status=ok;workloads.list=ok;");
+  EXPECT_EQ(json::serialize(workloads(tierd)), list_before);
+  EXPECT_EQ(read_text_file(tierd.state()), state_before);
+  EXPECT_EQ(tierd.result("status").at("state").as_string(), "running");
+  EXPECT_EQ(tierd.stop().exit_code, 0);
+}
+
+TEST_F(Tierd, KillNineThenRestartRecoversLiveWorkloadsAndDropsDeadOnes) {
+  TierdInstance first(dir_.path(), fast_config());
+  ASSERT_TRUE(first.start()) << first.log_so_far();
+  Process survivor({"sleep", "1000"});
+  std::optional<Process> victim;
+  victim.emplace(std::vector<std::string>{"sleep", "1000"});
+  const pid_t victim_pid = victim->pid();
+  ASSERT_TRUE(ok(first.call("workloads.register",
+                            {{"pid", survivor.pid()}, {"class", "online"}, {"quota", "2G"}})));
+  ASSERT_TRUE(ok(first.call("workloads.register", {{"pid", victim_pid}, {"class", "offline"}})));
+  ASSERT_TRUE(ok(first.call("pause")));
+  first.kill9();
+  victim.reset();  // killed and reaped while tierd is down
+
+  TierdInstance second(dir_.path(), fast_config());
+  ASSERT_TRUE(second.start()) << second.log_so_far();
+  json::array list = workloads(second);
+  ASSERT_EQ(list.size(), 1u) << json::serialize(list);
+  const json::object& back = list[0].as_object();
+  EXPECT_EQ(back.at("id").as_string(), "pid:" + std::to_string(survivor.pid()));
+  EXPECT_EQ(back.at("class").as_string(), "online");
+  EXPECT_EQ(back.at("quota").as_string(), "2G");
+  std::optional<json::object> gone = find_id(dropped(second), "pid:" + std::to_string(victim_pid));
+  ASSERT_TRUE(gone) << json::serialize(dropped(second));
+  EXPECT_EQ(gone->at("reason").as_string(),
+            "process " + std::to_string(victim_pid) + " exited while tierd was down");
+  EXPECT_EQ(second.result("status").at("state").as_string(), "paused");
+  EXPECT_EQ(second.stop().exit_code, 0);
+}
+
+// numa_balancing set by [kernel] while tierd runs and restored at stop; after
+// a SIGKILL the next tierd adopts the original from state and restores it.
+TEST_F(Tierd, KernelSettingIsRestoredAtStopAndAfterACrash) {
+  const char* knob = "/proc/sys/kernel/numa_balancing";
+  if (::access(knob, W_OK) != 0) GTEST_SKIP() << knob << " not writable";
+  const std::string original = read_sysctl(knob);
+  const std::string wanted = original == "1" ? "0" : "1";
+  ScopedSysctl guard(knob, std::stol(original));  // restores even if tierd does not
+  const std::string config = fast_config("[kernel]\nnuma_balancing = " + wanted + "\n");
+
+  TierdInstance clean(dir_.path(), config);
+  ASSERT_TRUE(clean.start()) << clean.log_so_far();
+  EXPECT_EQ(read_sysctl(knob), wanted);
+  json::object kernel = clean.result("status").at("kernel").as_object();
+  EXPECT_EQ(kernel.at("numa_balancing").at("original").as_string(), original);
+  EXPECT_EQ(kernel.at("numa_balancing").at("applied").as_string(), wanted);
+  EXPECT_EQ(clean.stop().exit_code, 0);
+  EXPECT_EQ(read_sysctl(knob), original);
+
+  TierdInstance crashed(dir_.path(), config);
+  ASSERT_TRUE(crashed.start()) << crashed.log_so_far();
+  EXPECT_EQ(read_sysctl(knob), wanted);
+  crashed.kill9();
+  EXPECT_EQ(read_sysctl(knob), wanted);  // nobody restored it
+
+  TierdInstance recovered(dir_.path(), config);
+  ASSERT_TRUE(recovered.start()) << recovered.log_so_far();
+  kernel = recovered.result("status").at("kernel").as_object();
+  EXPECT_EQ(kernel.at("numa_balancing").at("original").as_string(), original);
+  EXPECT_EQ(recovered.stop().exit_code, 0);
+  EXPECT_EQ(read_sysctl(knob), original);
+}
+
+TEST_F(Tierd, ReloadOverTheSocketAppliesAGoodFileAndKeepsTheOldOnABadOne) {
+  TierdInstance tierd(dir_.path(), fast_config());
+  ASSERT_TRUE(tierd.start()) << tierd.log_so_far();
+  write_text_file(dir_.path() / "tierd.toml",
+                  "[daemon]\nepoch_ms = 300\nlog_level = \"debug\"\n[policy]\ntick_ms = 500\n");
+  json::object reply = tierd.call("reload");
+  ASSERT_TRUE(ok(reply)) << json::serialize(reply);
+  EXPECT_NE(json::serialize(reply.at("result").at("changes")).find("policy.tick_ms: 200 -> 500"),
+            std::string::npos)
+      << json::serialize(reply);
+  json::object config = tierd.result("status").at("config").as_object();
+  EXPECT_EQ(config.at("tick_ms").as_int64(), 500);
+  EXPECT_EQ(config.at("log_level").as_string(), "debug");
+
+  write_text_file(dir_.path() / "tierd.toml", "[policy]\ntick_ms = 700\nbogus = 1\n");
+  reply = tierd.call("reload");
+  EXPECT_EQ(code(reply), "failed");
+  EXPECT_NE(std::string(reply.at("error").as_string()).find("tierd.toml:3: key 'policy.bogus'"),
+            std::string::npos)
+      << json::serialize(reply);
+  json::object status = tierd.result("status");
+  EXPECT_EQ(status.at("config").at("tick_ms").as_int64(), 500);
+  EXPECT_FALSE(status.at("last_reload").at("ok").as_bool());
+  EXPECT_EQ(tierd.stop().exit_code, 0);
+}
+
+TEST_F(Tierd, PolicyPauseAndResume) {
+  TierdInstance tierd(dir_.path(), fast_config());
+  ASSERT_TRUE(tierd.start()) << tierd.log_so_far();
+  json::object policy = tierd.result("policy.get");
+  EXPECT_EQ(policy.at("name").as_string(), "static");
+  ASSERT_FALSE(policy.at("available").as_array().empty());
+  EXPECT_EQ(code(tierd.call("policy.set", {{"name", "oracle"}})), "not_found");
+  EXPECT_EQ(code(tierd.call("policy.set", {{"name", "static"}, {"params", {{"x", 1}}}})),
+            "bad_request");
+  EXPECT_TRUE(ok(tierd.call("policy.set", {{"name", "static"}})));
+  // Ticks keep coming, each timed.
+  const auto ticks = tierd.result("status").at("policy").at("ticks").to_number<std::uint64_t>();
+  EXPECT_TRUE(eventually(
+      [&] { return tierd.result("status").at("policy").at("ticks").to_number<std::uint64_t>() >= ticks + 2; }));
+
+  EXPECT_EQ(tierd.result("pause").at("paused").as_bool(), true);
+  EXPECT_EQ(tierd.result("status").at("state").as_string(), "paused");
+  EXPECT_EQ(tierd.result("resume").at("paused").as_bool(), false);
+  EXPECT_EQ(tierd.result("status").at("state").as_string(), "running");
+  EXPECT_EQ(tierd.stop().exit_code, 0);
+}
+
+// Several requests on one connection are answered in order; bad ones get an
+// error reply without closing it.
+TEST_F(Tierd, OneConnectionCarriesManyRequests) {
+  TierdInstance tierd(dir_.path(), fast_config());
+  ASSERT_TRUE(tierd.start()) << tierd.log_so_far();
+  ControlClient client(tierd.socket());
+  EXPECT_TRUE(ok(client.call("status")));
+  EXPECT_EQ(code(json::parse(client.exchange("{nope")).as_object()), "bad_request");
+  EXPECT_EQ(code(client.call("no.such.method")), "unknown_method");
+  EXPECT_EQ(code(json::parse(client.exchange(R"({"version":1,"method":"status","params":[1]})"))
+                     .as_object()),
+            "bad_request");
+  EXPECT_TRUE(ok(client.call("topology")));
+  EXPECT_EQ(tierd.stop().exit_code, 0);
+}
+
+TEST_F(Tierd, MetricsAreServedAndPassPromtool) {
+  TierdInstance tierd(dir_.path(), fast_config(), {"--metrics", "127.0.0.1:0"});
+  ASSERT_TRUE(tierd.start()) << tierd.log_so_far();
+  Process sleeper({"sleep", "1000"});
+  ASSERT_TRUE(ok(tierd.call("workloads.register", {{"pid", sleeper.pid()}, {"name", "napper"}})));
+  const std::string address =
+      std::string(tierd.result("status").at("config").at("metrics").as_string());
+  ASSERT_NE(address, "off");
+  const fs::path scrape = dir_.path() / "scrape.txt";
+  ASSERT_TRUE(eventually([&] {
+    CommandResult curl = run_command(
+        {"curl", "-sf", "-o", scrape.string(), "http://" + address + "/metrics"});
+    return curl.exit_code == 0 &&
+           read_text_file(scrape).find("tier_workload_resident_bytes{") != std::string::npos;
+  })) << read_text_file(scrape);
+  const std::string text = read_text_file(scrape);
+  EXPECT_NE(text.find("tier_node_memory_bytes{"), std::string::npos);
+  EXPECT_NE(text.find("workload=\"pid:" + std::to_string(sleeper.pid()) + "\""), std::string::npos);
+  EXPECT_NE(text.find("tier_policy_tick_seconds_count"), std::string::npos);
+  CommandResult promtool = run_command({"sh", "-c", "promtool check metrics < " + scrape.string()});
+  EXPECT_EQ(promtool.exit_code, 0) << promtool.out << promtool.err;
+  EXPECT_EQ(tierd.stop().exit_code, 0);
+}
+
+// Heat of a process that keeps faulting fresh pages: the perf software-fault
+// source sees them, run on tierd's worker while the loop keeps answering.
+TEST_F(Tierd, HeatOfAProcessRunsOnTheWorkerAndReturnsItsReport) {
+  if (::geteuid() != 0) GTEST_SKIP() << "heat sources need root";
+  TierdInstance tierd(dir_.path(), fast_config());
+  ASSERT_TRUE(tierd.start()) << tierd.log_so_far();
+  // A child that maps, touches and unmaps 4 MiB forever: a page fault stream.
+  struct Toucher {
+    pid_t pid = ::fork();
+    ~Toucher() {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+  } toucher;
+  if (toucher.pid == 0) {
+    for (;;) {
+      void* block = ::mmap(nullptr, 4 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                           -1, 0);
+      if (block != MAP_FAILED) {
+        std::memset(block, 1, 4 << 20);
+        ::munmap(block, 4 << 20);
+      }
+    }
+  }
+  std::optional<json::object> reply;
+  std::thread asker([&] {
+    reply = tierd.call("heat",
+                       {{"pid", toucher.pid}, {"duration_ms", 1500}, {"source", "perf-fault"}});
+  });
+  // The loop is free while the collection runs.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_TRUE(ok(tierd.call("status")));
+  EXPECT_EQ(code(tierd.call("heat", {{"pid", toucher.pid}})), "conflict");
+  asker.join();
+  ASSERT_TRUE(reply && ok(*reply)) << (reply ? json::serialize(*reply) : "no reply") << tierd.log_so_far();
+  const json::object& report = reply->at("result").as_object();
+  EXPECT_EQ(report.at("pid").as_int64(), toucher.pid);
+  EXPECT_EQ(report.at("source").as_string(), "perf-fault");
+  EXPECT_GE(report.at("duration_s").to_number<double>(), 1.0);
+  // 1024 faults per pass, thousands of passes: far more than 100 samples.
+  EXPECT_GT(report.at("samples").to_number<std::uint64_t>(), 100u) << json::serialize(report);
+  EXPECT_FALSE(report.at("hot").as_array().empty());
+  EXPECT_EQ(code(tierd.call("heat", {{"pid", toucher.pid}, {"source", "pebs"}})), "bad_request");
+  EXPECT_EQ(code(tierd.call("heat", {})), "bad_request");
+  EXPECT_EQ(tierd.stop().exit_code, 0);
+}
+
+}  // namespace
+}  // namespace tier::test
