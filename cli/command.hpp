@@ -41,5 +41,11 @@ void add_stats_command(CLI::App& app, const GlobalOptions& global, Action& actio
 void add_migrate_command(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_bench_command(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_heat_command(CLI::App& app, const GlobalOptions& global, Action& action);
+// Commands that talk to tierd over --socket (docs/api.md).
+void add_status_command(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_workloads_command(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_policy_command(CLI::App& app, const GlobalOptions& global, Action& action);
+/// pause, resume and reload.
+void add_pause_commands(CLI::App& app, const GlobalOptions& global, Action& action);
 
 }  // namespace tierctl

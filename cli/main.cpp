@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "command.hpp"
+#include "daemon_client.hpp"
 #include "tier/version.hpp"
 
 namespace tierctl {
@@ -48,6 +49,10 @@ int run(int argc, char** argv) {
   add_migrate_command(app, global, action);
   add_bench_command(app, global, action);
   add_heat_command(app, global, action);
+  add_status_command(app, global, action);
+  add_workloads_command(app, global, action);
+  add_policy_command(app, global, action);
+  add_pause_commands(app, global, action);
 
   try {
     app.parse(argc, argv);
@@ -69,6 +74,12 @@ int run(int argc, char** argv) {
   } catch (const tier::TopologyError& e) {
     std::cerr << "tierctl: " << e.what() << "\n";
     return kUsage;
+  } catch (const DaemonUnreachable& e) {
+    std::cerr << "tierctl: " << e.what() << "\n";
+    return kFailure;
+  } catch (const DaemonError& e) {
+    std::cerr << "tierctl: " << describe(e) << "\n";
+    return kFailure;
   } catch (const std::exception& e) {
     std::cerr << "tierctl: error: " << e.what() << "\n";
     return kFailure;

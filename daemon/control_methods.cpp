@@ -97,25 +97,25 @@ void Daemon::add_control_methods() {
       for (const std::string& change : reload()) changes.push_back(json::string(change));
     } catch (const std::exception& e) {
       notifier_.ready(serving_status(last_reload_->message));
-      throw Error(ErrorCode::failed, std::string("reload failed, running configuration kept: ") +
-                                         e.what());
+      throw Error(ErrorCode::failed,
+                  std::string("reload failed, running configuration kept: ") + e.what());
     }
     notifier_.ready(serving_status(last_reload_->message));
     return json::value{{"reloaded", true}, {"changes", std::move(changes)}};
   });
-  s.add_async_method(
-      "heat", Access::read, [this](const json::value& p, const Peer& peer, ControlServer::Done done) {
-        const json::object& params = params_object(p);
-        HeatRequest request;
-        auto pid = optional_int(params, "pid", 1, 4'194'304);
-        if (!pid) throw Error(ErrorCode::bad_request, "\"pid\" is required");
-        request.pid = static_cast<int>(*pid);
-        request.duration = std::chrono::milliseconds(
-            optional_int(params, "duration_ms", 100, 10'000).value_or(1000));
-        request.source = optional_string(params, "source").value_or("auto");
-        require_heat_access(peer, request.pid);
-        heat_->start(request, topology_, std::move(done));
-      });
+  s.add_async_method("heat", Access::read,
+                     [this](const json::value& p, const Peer& peer, ControlServer::Done done) {
+                       const json::object& params = params_object(p);
+                       HeatRequest request;
+                       auto pid = optional_int(params, "pid", 1, 4'194'304);
+                       if (!pid) throw Error(ErrorCode::bad_request, "\"pid\" is required");
+                       request.pid = static_cast<int>(*pid);
+                       request.duration = std::chrono::milliseconds(
+                           optional_int(params, "duration_ms", 100, 10'000).value_or(1000));
+                       request.source = optional_string(params, "source").value_or("auto");
+                       require_heat_access(peer, request.pid);
+                       heat_->start(request, topology_, std::move(done));
+                     });
 }
 
 json::value Daemon::workloads_json() const {
@@ -160,8 +160,7 @@ json::value Daemon::register_workload(const json::value& p) {
     }
     request.workload_class = *parsed;
   }
-  request.priority =
-      static_cast<int>(optional_int(params, "priority", -1000, 1000).value_or(0));
+  request.priority = static_cast<int>(optional_int(params, "priority", -1000, 1000).value_or(0));
   request.pool = optional_string(params, "pool").value_or("shared");
   if (auto quota = optional_string(params, "quota")) {
     try {

@@ -140,8 +140,8 @@ void Daemon::start() {
   schedule_tick();
   log::info() << "serving on " << server_->path() << " (policy " << policy_name_
               << (paused_ ? ", paused" : "")
-              << "; SIGTERM/Ctrl-C stops, SIGHUP reloads; try `tierctl --socket "
-              << server_->path() << " status`)";
+              << "; SIGTERM/Ctrl-C stops, SIGHUP reloads; try `tierctl --socket " << server_->path()
+              << " status`)";
   notifier_.ready(serving_status(""));
 }
 
@@ -290,7 +290,8 @@ void Daemon::recover_state() {
       paused && paused->is_bool()) {
     paused_ = paused->as_bool();
   }
-  if (const boost::json::value* policy = object->if_contains("policy"); policy && policy->is_object()) {
+  if (const boost::json::value* policy = object->if_contains("policy");
+      policy && policy->is_object()) {
     try {
       const boost::json::object& p = policy->as_object();
       tier::policy::Params params;
@@ -310,8 +311,7 @@ void Daemon::recover_state() {
         use_policy(name, params);
       }
     } catch (const std::exception& e) {
-      log::warn() << "state: saved policy not usable (" << e.what() << "); using "
-                  << policy_name_;
+      log::warn() << "state: saved policy not usable (" << e.what() << "); using " << policy_name_;
     }
   }
   try {

@@ -62,12 +62,12 @@ void HeatWorker::start(const HeatRequest& request, std::shared_ptr<const tier::T
     } catch (...) {
       error = std::current_exception();
     }
-    boost::asio::post(io_, [this, report, result = std::move(result), error,
-                            done = std::move(done)]() mutable {
-      busy_.store(false);
-      if (report && on_report_) on_report_(*report);
-      done(std::move(result), error);
-    });
+    boost::asio::post(
+        io_, [this, report, result = std::move(result), error, done = std::move(done)]() mutable {
+          busy_.store(false);
+          if (report && on_report_) on_report_(*report);
+          done(std::move(result), error);
+        });
   });
 }
 

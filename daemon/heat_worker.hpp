@@ -38,8 +38,7 @@ class HeatWorker {
   /// Starts a collection; `done` runs on the loop. Throws
   /// tier::control::Error (conflict) while another one runs, (bad_request)
   /// for an unknown source name.
-  void start(const HeatRequest& request, std::shared_ptr<const tier::Topology> topology,
-             Done done);
+  void start(const HeatRequest& request, std::shared_ptr<const tier::Topology> topology, Done done);
 
  private:
   boost::asio::io_context& io_;

@@ -7,8 +7,7 @@
 
 namespace tierd {
 
-bool may_change(const Peer& peer, std::optional<gid_t> tier_gid,
-                const std::vector<gid_t>& groups) {
+bool may_change(const Peer& peer, std::optional<gid_t> tier_gid, const std::vector<gid_t>& groups) {
   if (peer.uid == 0) return true;
   if (!tier_gid) return false;
   if (peer.gid == *tier_gid) return true;

@@ -1,8 +1,8 @@
 // What `status` answers and what `make run` prints each tick.
+#include <unistd.h>
 #include <boost/json.hpp>
 #include <cstdio>
 #include <ctime>
-#include <unistd.h>
 
 #include "daemon.hpp"
 #include "tier/version.hpp"
@@ -34,7 +34,8 @@ std::string Daemon::serving_status(const std::string& note) const {
 boost::json::value Daemon::status_json() const {
   namespace json = boost::json;
   std::map<std::string, std::uint64_t> by_class{{"online", 0}, {"offline", 0}, {"default", 0}};
-  for (const Workload& workload : registry_.workloads()) ++by_class[to_string(workload.workload_class)];
+  for (const Workload& workload : registry_.workloads())
+    ++by_class[to_string(workload.workload_class)];
   json::array nodes;
   if (memory_) {
     for (const tier::NodeMemory& node : memory_->nodes) {

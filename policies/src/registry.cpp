@@ -39,10 +39,9 @@ Params resolve_params(const PolicyInfo& info, const Params& given) {
                                   (info.params.empty() ? " (it takes none)" : ""));
     }
     if (!(value >= spec->min && value <= spec->max)) {
-      throw std::invalid_argument("policy '" + info.name + "' parameter '" + name + "' = " +
-                                  std::to_string(value) + " is outside [" +
-                                  std::to_string(spec->min) + ", " + std::to_string(spec->max) +
-                                  "]");
+      throw std::invalid_argument(
+          "policy '" + info.name + "' parameter '" + name + "' = " + std::to_string(value) +
+          " is outside [" + std::to_string(spec->min) + ", " + std::to_string(spec->max) + "]");
     }
     resolved[name] = value;
   }

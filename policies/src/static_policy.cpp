@@ -12,8 +12,11 @@ class StaticPolicy final : public Policy {
 }  // namespace
 
 PolicyInfo static_policy_info() {
-  return {"static", "never migrates: pages stay where the kernel put them (the baseline)", {},
-          [](const Params&) -> std::unique_ptr<Policy> { return std::make_unique<StaticPolicy>(); }};
+  return {
+      "static",
+      "never migrates: pages stay where the kernel put them (the baseline)",
+      {},
+      [](const Params&) -> std::unique_ptr<Policy> { return std::make_unique<StaticPolicy>(); }};
 }
 
 }  // namespace tier::policy

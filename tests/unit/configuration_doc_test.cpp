@@ -24,7 +24,8 @@ std::vector<DocumentedKey> documented_keys() {
   std::stringstream text;
   text << in.rdbuf();
   // | `key` | type | `default` or (required) | `example` | meaning |
-  static const std::regex row(R"(^\| `([a-z_.]+)` \| [^|]+ \| (`([^`]*)`|\(required\)) \| `([^`]*)` \|)");
+  static const std::regex row(
+      R"(^\| `([a-z_.]+)` \| [^|]+ \| (`([^`]*)`|\(required\)) \| `([^`]*)` \|)");
   std::vector<DocumentedKey> keys;
   std::string line;
   while (std::getline(text, line)) {

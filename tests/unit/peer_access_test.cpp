@@ -19,7 +19,7 @@ TEST(PeerAccess, TierGroupAsPrimaryOrSupplementaryMayChange) {
 TEST(PeerAccess, OthersMayNot) {
   EXPECT_FALSE(may_change(Peer{1, 1000, 1000}, 990, {1000, 27}));
   EXPECT_FALSE(may_change(Peer{1, 1000, 1000}, std::nullopt, {1000}));  // no group `tier`
-  EXPECT_FALSE(may_change(Peer{}, 990, {}));                             // unknown peer
+  EXPECT_FALSE(may_change(Peer{}, 990, {}));                            // unknown peer
   // nobody is in no group called tier on a test machine.
   EXPECT_FALSE(may_change(Peer{1, 65534, 65534}));
 }

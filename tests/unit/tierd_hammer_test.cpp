@@ -131,13 +131,14 @@ TEST(TierdHammer, TwoHundredClientsForThirtySeconds) {
   EXPECT_TRUE(eventually([&] {
     return tierd.result("status").at("connections").to_number<std::uint64_t>() == 1 &&
            open_fds(tierd.pid()) == fds_before;
-  })) << "fds before " << fds_before << ", after " << open_fds(tierd.pid());
-  std::printf("hammer: %d clients, %d s, %llu replies (%llu registrations), 0 invalid expected: "
-              "%llu, fds %zu -> %zu\n",
-              kClients, hammer_seconds(), static_cast<unsigned long long>(replies.load()),
-              static_cast<unsigned long long>(registered.load()),
-              static_cast<unsigned long long>(invalid.load()), fds_before,
-              open_fds(tierd.pid()));
+  })) << "fds before "
+      << fds_before << ", after " << open_fds(tierd.pid());
+  std::printf(
+      "hammer: %d clients, %d s, %llu replies (%llu registrations), 0 invalid expected: "
+      "%llu, fds %zu -> %zu\n",
+      kClients, hammer_seconds(), static_cast<unsigned long long>(replies.load()),
+      static_cast<unsigned long long>(registered.load()),
+      static_cast<unsigned long long>(invalid.load()), fds_before, open_fds(tierd.pid()));
   EXPECT_EQ(tierd.stop().exit_code, 0);
 }
 

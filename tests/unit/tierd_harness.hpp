@@ -85,8 +85,12 @@ class TierdInstance {
                          std::vector<std::string> extra = {})
       : dir_(dir), socket_(dir / "tierd.sock"), state_(dir / "state.json") {
     if (!config.empty()) write_text_file(dir / "tierd.toml", config);
-    argv_ = {std::string(TIER_BIN_DIR) + "/tierd", "--foreground", "--socket", socket_.string(),
-             "--state", state_.string()};
+    argv_ = {std::string(TIER_BIN_DIR) + "/tierd",
+             "--foreground",
+             "--socket",
+             socket_.string(),
+             "--state",
+             state_.string()};
     if (!config.empty()) {
       argv_.push_back("--config");
       argv_.push_back((dir / "tierd.toml").string());

@@ -67,10 +67,9 @@ TEST_F(Tierd, RegisteredProcessIsListedWithResidencyThenDroppedWhenItExits) {
   ASSERT_TRUE(tierd.start()) << tierd.log_so_far();
   Process sleeper({"sleep", "1000"});
   const std::string id = "pid:" + std::to_string(sleeper.pid());
-  json::object reply = tierd.call("workloads.register", {{"pid", sleeper.pid()},
-                                                         {"class", "online"},
-                                                         {"priority", 5},
-                                                         {"quota", "25%"}});
+  json::object reply =
+      tierd.call("workloads.register",
+                 {{"pid", sleeper.pid()}, {"class", "online"}, {"priority", 5}, {"quota", "25%"}});
   ASSERT_TRUE(ok(reply)) << json::serialize(reply);
   const json::object& stored = reply.at("result").at("workload").as_object();
   EXPECT_EQ(stored.at("id").as_string(), id);
@@ -81,7 +80,7 @@ TEST_F(Tierd, RegisteredProcessIsListedWithResidencyThenDroppedWhenItExits) {
   // Residency arrives with the next epochs: sleep's pages are on node 0.
   ASSERT_TRUE(eventually([&] {
     std::optional<json::object> w = find_id(workloads(tierd), id);
-    return w .has_value() && w->contains("resident_bytes_by_node") &&
+    return w.has_value() && w->contains("resident_bytes_by_node") &&
            w->at("resident_bytes_by_node").as_object().contains("0") &&
            w->at("resident_bytes_by_node").at("0").to_number<std::uint64_t>() > 0;
   })) << json::serialize(workloads(tierd));
@@ -120,7 +119,8 @@ TEST_F(Tierd, RegistrationErrorsHaveCodesAndChangeNothing) {
 // watched parent becomes a workload; removing it drops the workload.
 TEST_F(Tierd, WatchedParentCgroupChildrenComeAndGo) {
   fs::path hierarchy;
-  for (const char* candidate : {"/sys/fs/cgroup/pids", "/sys/fs/cgroup/unified", "/sys/fs/cgroup"}) {
+  for (const char* candidate :
+       {"/sys/fs/cgroup/pids", "/sys/fs/cgroup/unified", "/sys/fs/cgroup"}) {
     if (fs::exists(fs::path(candidate) / "cgroup.procs") && ::access(candidate, W_OK) == 0) {
       hierarchy = candidate;
       break;
@@ -143,14 +143,14 @@ TEST_F(Tierd, WatchedParentCgroupChildrenComeAndGo) {
   ASSERT_TRUE(tierd.start()) << tierd.log_so_far();
   const std::string a = "cgroup:" + (parent / "a").string();
   const std::string b = "cgroup:" + (parent / "b").string();
-  ASSERT_TRUE(eventually([&] { return find_id(workloads(tierd), a) .has_value(); }))
+  ASSERT_TRUE(eventually([&] { return find_id(workloads(tierd), a).has_value(); }))
       << json::serialize(workloads(tierd));
   EXPECT_EQ(find_id(workloads(tierd), a)->at("source").as_string(), "cgroup");
   EXPECT_EQ(find_id(workloads(tierd), a)->at("class").as_string(), "offline");
   ASSERT_TRUE(fs::create_directory(parent / "b"));
-  ASSERT_TRUE(eventually([&] { return find_id(workloads(tierd), b) .has_value(); }));
+  ASSERT_TRUE(eventually([&] { return find_id(workloads(tierd), b).has_value(); }));
   ASSERT_TRUE(fs::remove(parent / "a"));
-  ASSERT_TRUE(eventually([&] { return find_id(workloads(tierd), a)  == std::nullopt; }));
+  ASSERT_TRUE(eventually([&] { return find_id(workloads(tierd), a) == std::nullopt; }));
   std::optional<json::object> gone = find_id(dropped(tierd), a);
   ASSERT_TRUE(gone);
   EXPECT_NE(std::string(gone->at("reason").as_string()).find("removed"), std::string::npos)
@@ -170,7 +170,7 @@ TEST_F(Tierd, ProcessNameRuleAdoptsMatchingProcesses) {
   ASSERT_TRUE(tierd.start()) << tierd.log_so_far();
   Process matching({copy.string(), "1000"});
   const std::string id = "rule:" + std::to_string(matching.pid());
-  ASSERT_TRUE(eventually([&] { return find_id(workloads(tierd), id) .has_value(); }))
+  ASSERT_TRUE(eventually([&] { return find_id(workloads(tierd), id).has_value(); }))
       << json::serialize(workloads(tierd));
   std::optional<json::object> w = find_id(workloads(tierd), id);
   EXPECT_EQ(w->at("source").as_string(), "rule");
@@ -179,7 +179,7 @@ TEST_F(Tierd, ProcessNameRuleAdoptsMatchingProcesses) {
   EXPECT_EQ(workloads(tierd).size(), 1u);
   matching.signal(SIGKILL);
   matching.wait();
-  ASSERT_TRUE(eventually([&] { return find_id(workloads(tierd), id)  == std::nullopt; }));
+  ASSERT_TRUE(eventually([&] { return find_id(workloads(tierd), id) == std::nullopt; }));
   EXPECT_EQ(tierd.stop().exit_code, 0);
 }
 
@@ -187,7 +187,8 @@ TEST_F(Tierd, ProcessNameRuleAdoptsMatchingProcesses) {
 // refused and changes nothing; reads are allowed.
 TEST_F(Tierd, UnauthorizedChangeIsRefusedAndStateIsUnchanged) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to act as another user";
-  fs::permissions(dir_.path(), fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
+  fs::permissions(dir_.path(),
+                  fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
   TierdInstance tierd(dir_.path(), fast_config());
   ASSERT_TRUE(tierd.start()) << tierd.log_so_far();
   Process sleeper({"sleep", "1000"});
@@ -331,8 +332,9 @@ TEST_F(Tierd, PolicyPauseAndResume) {
   EXPECT_TRUE(ok(tierd.call("policy.set", {{"name", "static"}})));
   // Ticks keep coming, each timed.
   const auto ticks = tierd.result("status").at("policy").at("ticks").to_number<std::uint64_t>();
-  EXPECT_TRUE(eventually(
-      [&] { return tierd.result("status").at("policy").at("ticks").to_number<std::uint64_t>() >= ticks + 2; }));
+  EXPECT_TRUE(eventually([&] {
+    return tierd.result("status").at("policy").at("ticks").to_number<std::uint64_t>() >= ticks + 2;
+  }));
 
   EXPECT_EQ(tierd.result("pause").at("paused").as_bool(), true);
   EXPECT_EQ(tierd.result("status").at("state").as_string(), "paused");
@@ -367,8 +369,8 @@ TEST_F(Tierd, MetricsAreServedAndPassPromtool) {
   ASSERT_NE(address, "off");
   const fs::path scrape = dir_.path() / "scrape.txt";
   ASSERT_TRUE(eventually([&] {
-    CommandResult curl = run_command(
-        {"curl", "-sf", "-o", scrape.string(), "http://" + address + "/metrics"});
+    CommandResult curl =
+        run_command({"curl", "-sf", "-o", scrape.string(), "http://" + address + "/metrics"});
     return curl.exit_code == 0 &&
            read_text_file(scrape).find("tier_workload_resident_bytes{") != std::string::npos;
   })) << read_text_file(scrape);
@@ -397,8 +399,8 @@ TEST_F(Tierd, HeatOfAProcessRunsOnTheWorkerAndReturnsItsReport) {
   } toucher;
   if (toucher.pid == 0) {
     for (;;) {
-      void* block = ::mmap(nullptr, 4 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                           -1, 0);
+      void* block =
+          ::mmap(nullptr, 4 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       if (block != MAP_FAILED) {
         std::memset(block, 1, 4 << 20);
         ::munmap(block, 4 << 20);
@@ -407,15 +409,16 @@ TEST_F(Tierd, HeatOfAProcessRunsOnTheWorkerAndReturnsItsReport) {
   }
   std::optional<json::object> reply;
   std::thread asker([&] {
-    reply = tierd.call("heat",
-                       {{"pid", toucher.pid}, {"duration_ms", 1500}, {"source", "perf-fault"}});
+    reply =
+        tierd.call("heat", {{"pid", toucher.pid}, {"duration_ms", 1500}, {"source", "perf-fault"}});
   });
   // The loop is free while the collection runs.
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_TRUE(ok(tierd.call("status")));
   EXPECT_EQ(code(tierd.call("heat", {{"pid", toucher.pid}})), "conflict");
   asker.join();
-  ASSERT_TRUE(reply && ok(*reply)) << (reply ? json::serialize(*reply) : "no reply") << tierd.log_so_far();
+  ASSERT_TRUE(reply && ok(*reply))
+      << (reply ? json::serialize(*reply) : "no reply") << tierd.log_so_far();
   const json::object& report = reply->at("result").as_object();
   EXPECT_EQ(report.at("pid").as_int64(), toucher.pid);
   EXPECT_EQ(report.at("source").as_string(), "perf-fault");

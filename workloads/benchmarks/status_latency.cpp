@@ -80,9 +80,12 @@ int main(int argc, char** argv) {
   int workloads = 1000, requests = 5000;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
-    if (flag == "--socket") socket_path = argv[i + 1];
-    else if (flag == "--workloads") workloads = std::atoi(argv[i + 1]);
-    else if (flag == "--requests") requests = std::atoi(argv[i + 1]);
+    if (flag == "--socket")
+      socket_path = argv[i + 1];
+    else if (flag == "--workloads")
+      workloads = std::atoi(argv[i + 1]);
+    else if (flag == "--requests")
+      requests = std::atoi(argv[i + 1]);
     else {
       std::fprintf(stderr, "usage: %s --socket PATH [--workloads N] [--requests N]\n", argv[0]);
       return 2;
@@ -101,8 +104,8 @@ int main(int argc, char** argv) {
       }
       children.push_back(pid);
       std::string reply = connection.call(
-          R"({"version":1,"method":"workloads.register","params":{"pid":)" +
-          std::to_string(pid) + R"(,"class":")" + (i % 2 ? "online" : "offline") + "\"}}");
+          R"({"version":1,"method":"workloads.register","params":{"pid":)" + std::to_string(pid) +
+          R"(,"class":")" + (i % 2 ? "online" : "offline") + "\"}}");
       if (reply.find("\"ok\":true") == std::string::npos) throw std::runtime_error(reply);
     }
     const Percentiles loaded = measure(connection, requests);

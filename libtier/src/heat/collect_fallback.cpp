@@ -5,8 +5,8 @@ namespace tier::heat {
 HeatReport collect_heat_with_fallback(const SysRoot& root, const Topology& topology,
                                       MemorySyscalls& syscalls, int pid,
                                       const std::vector<std::string>& chosen, bool automatic,
-                                      const std::vector<SourceInfo>& probes,
-                                      CollectOptions options, std::vector<Fallback>& fallbacks) {
+                                      const std::vector<SourceInfo>& probes, CollectOptions options,
+                                      std::vector<Fallback>& fallbacks) {
   std::vector<std::string> candidates = chosen;
   if (automatic) {
     for (const auto& p : probes) {

@@ -4,7 +4,6 @@
 
 namespace tier::heat {
 
-
 boost::json::array heat_sources_json(const std::vector<tier::heat::SourceInfo>& probes) {
   boost::json::array out;
   for (const auto& p : probes) {
@@ -29,7 +28,6 @@ void print_heat_sources(std::ostream& out, const std::vector<tier::heat::SourceI
         << p.availability.reason << (p.auto_note.empty() ? "" : "; ") << p.auto_note << "\n";
   }
 }
-
 
 boost::json::object run_json(const SourceRun& run) {
   boost::json::object kinds;
@@ -63,8 +61,7 @@ boost::json::value kernel_json(const std::optional<KernelActivity>& kernel) {
                              {"migrations_error", kernel->migrations_error}};
 }
 
-boost::json::object report_json(const HeatReport& r,
-                                const std::vector<SourceInfo>& probes,
+boost::json::object report_json(const HeatReport& r, const std::vector<SourceInfo>& probes,
                                 const std::vector<Fallback>& fallbacks) {
   boost::json::array fallback_list;
   for (const Fallback& f : fallbacks) {
