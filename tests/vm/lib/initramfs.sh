@@ -89,6 +89,9 @@ build_initramfs() {
   for s in "${SCENARIOS[@]}"; do
     install -m 0755 "$VM_DIR/scenarios/$s.sh" "$root/vm/scenarios/$s.sh"
   done
+  # The unit exactly as shipped: the systemd scenarios install it with only
+  # ExecStart's path rewritten (guest/tierd_service.sh).
+  install -m 0644 "$REPO/daemon/tierd.service" "$root/vm/tierd.service"
 
   # The project's programs named in programs.txt (globs under $BUILD/bin).
   local glob
