@@ -1,5 +1,6 @@
 # Thin wrapper over scripts/ and CMake. The two commands of the README:
 #   make run    install what is missing, build, run tierd on the embedded config
+#               (foreground, a live status line per tick; Ctrl-C stops it)
 #   make test   install, build, run every test (unit, ASan+UBSan unit, QEMU scenarios)
 BUILD      ?= build
 ASAN_BUILD ?= $(BUILD)/asan
@@ -28,8 +29,10 @@ build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# The embedded config, a private state file (/var/lib is the service's), the
+# metrics exporter on its default port, one status line per policy tick.
 run: build
-	$(BUILD)/bin/tierd --foreground
+	$(BUILD)/bin/tierd --foreground --status-line --state $(BUILD)/run-state.json
 
 unit: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L unit
