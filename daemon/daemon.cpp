@@ -128,6 +128,10 @@ void Daemon::start() {
     for (const auto& run : report.sources) totals.push_back({run.name, run.counters});
     metrics_->update_heat_sources(totals);
   });
+  // Residency is read off the loop; a batch may use most of an epoch.
+  residency_scanner_ = std::make_unique<ResidencyScanner>(
+      io_, std::chrono::milliseconds(config_.epoch_ms) / 2,
+      [this](std::vector<ResidencyResult> results) { take_residency(std::move(results)); });
   add_control_methods();
   server_->start();
 
@@ -170,6 +174,7 @@ void Daemon::stop(int signal) {
   log_lines(restored, "kernel: ");
   if (topology_) save_state();  // workloads stay registered for the next start
   heat_.reset();                // cancels a running collection
+  residency_scanner_.reset();   // and a residency batch
   io_.stop();
 }
 

@@ -27,6 +27,7 @@
 #include "kernel_settings.hpp"
 #include "metrics/metrics.hpp"
 #include "options.hpp"
+#include "residency_scanner.hpp"
 #include "service_notifier.hpp"
 #include "tier/node_usage.hpp"
 #include "tier/policy/policy.hpp"
@@ -66,7 +67,8 @@ class Daemon {
   void sample_epoch();
   void policy_tick();
   void refresh_workloads(std::int64_t now_unix_s);
-  void scan_residency(std::chrono::steady_clock::time_point deadline);
+  void scan_residency();
+  void take_residency(std::vector<ResidencyResult> results);
   tier::policy::Snapshot policy_snapshot() const;
   std::vector<WorkloadPlacement> placements() const;
 
@@ -105,6 +107,7 @@ class Daemon {
   std::unique_ptr<Metrics> metrics_;
   std::unique_ptr<ControlServer> server_;
   std::unique_ptr<HeatWorker> heat_;
+  std::unique_ptr<ResidencyScanner> residency_scanner_;
 
   // Policy and its counters.
   std::string policy_name_;

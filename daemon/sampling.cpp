@@ -8,8 +8,6 @@
 
 #include "daemon.hpp"
 #include "log.hpp"
-#include "tier/memory_syscalls.hpp"
-#include "tier/residency.hpp"
 
 namespace tierd {
 
@@ -17,10 +15,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Residency scans (move_pages over every mapping) are the expensive part of
-// an epoch; they go round robin within this budget so a thousand workloads
-// cost a bounded slice of each epoch rather than all of it.
-constexpr auto kResidencyBudget = std::chrono::milliseconds(50);
 // A cgroup workload's residency is the sum of its processes, up to this many.
 constexpr std::size_t kMaxPidsPerWorkload = 64;
 
@@ -54,14 +48,13 @@ void Daemon::schedule_tick() {
 }
 
 void Daemon::sample_epoch() {
-  const Clock::time_point started = Clock::now();
   ++epochs_;
   memory_ = tier::read_memory_snapshot(tier::SysRoot(config_.topology_root));
   metrics_->update_nodes(*topology_, *memory_);
   metrics_->update_kernel_counters(memory_->vmstat);
   refresh_workloads(static_cast<std::int64_t>(std::time(nullptr)));
-  scan_residency(started + kResidencyBudget);
   metrics_->update_workloads(*topology_, placements());
+  scan_residency();
 }
 
 void Daemon::refresh_workloads(std::int64_t now_unix_s) {
@@ -78,27 +71,30 @@ void Daemon::refresh_workloads(std::int64_t now_unix_s) {
   if (!changed.added.empty() || !changed.dropped.empty()) save_state();
 }
 
-void Daemon::scan_residency(Clock::time_point deadline) {
+// Hands the next workloads (round robin from the cursor) to the scanner; it
+// scans what fits its budget on its thread and the results come back in
+// take_residency().
+void Daemon::scan_residency() {
   const std::vector<Workload>& workloads = registry_.workloads();
-  tier::ResidencyOptions options;
-  for (std::size_t done = 0; done < workloads.size() && Clock::now() < deadline; ++done) {
-    residency_cursor_ %= workloads.size();
-    const Workload& workload = workloads[residency_cursor_++];
-    std::map<unsigned, std::uint64_t> bytes;
+  if (workloads.empty()) return;
+  std::vector<ResidencyJob> jobs;
+  for (std::size_t i = 0; i < workloads.size(); ++i) {
+    const Workload& workload = workloads[(residency_cursor_ + i) % workloads.size()];
     std::vector<pid_t> pids = registry_.pids_of(workload);
     if (pids.size() > kMaxPidsPerWorkload) pids.resize(kMaxPidsPerWorkload);
-    for (pid_t pid : pids) {
-      try {
-        tier::ResidencyReport report =
-            tier::scan_residency(tier::SysRoot("/"), tier::real_memory_syscalls(), pid, options);
-        for (const auto& [node, residency] : report.nodes) bytes[node] += residency.bytes;
-      } catch (const std::exception& e) {
-        // Gone since the liveness check: the next refresh drops it.
-        log::debug() << "residency of " << workload.id << " pid " << pid << ": " << e.what();
-      }
-    }
-    residency_[workload.id] = std::move(bytes);
+    jobs.push_back({workload.id, std::move(pids)});
   }
+  residency_scanner_->start(std::move(jobs));
+}
+
+void Daemon::take_residency(std::vector<ResidencyResult> results) {
+  residency_cursor_ += results.size();
+  for (ResidencyResult& result : results) {
+    // A workload dropped while it was being scanned stays dropped.
+    if (registry_.find(result.workload_id) == nullptr) continue;
+    residency_[result.workload_id] = std::move(result.bytes_by_node);
+  }
+  metrics_->update_workloads(*topology_, placements());
 }
 
 std::vector<WorkloadPlacement> Daemon::placements() const {
