@@ -24,14 +24,27 @@ class Topology;
 
 namespace tier::policy {
 
-/// One memory node as the daemon last sampled it.
+/// One memory node as the daemon (or the simulator) last sampled it.
 struct NodeState {
   unsigned node = 0;
   unsigned tier = 0;  // 0 = fastest
   bool has_cpus = false;
   std::uint64_t total_bytes = 0;
   std::uint64_t free_bytes = 0;
-  std::uint64_t high_watermark_bytes = 0;
+  std::uint64_t high_watermark_bytes = 0;  // the kernel's zone "high" sum
+};
+
+/// A range of one process's memory with its heat: what the HeatMap knows
+/// about it plus where it is now.
+struct Region {
+  pid_t pid = 0;
+  std::uint64_t start = 0;
+  std::uint64_t end = 0;       // exclusive
+  int node = -1;               // memory node now; -1 unknown / not resident
+  double heat = 0;             // decayed access score (HeatMap), comparable within a tick
+  std::uint64_t accesses = 0;  // samples in the last epoch
+  double last_access_s = -1;   // snapshot clock of the last sample; -1 never seen
+  std::uint64_t bytes() const { return end - start; }
 };
 
 /// One registered workload as the daemon last sampled it.
@@ -40,15 +53,23 @@ struct WorkloadState {
   std::string workload_class;  // "online" | "offline" | "default"
   int priority = 0;
   std::vector<pid_t> pids;
+  std::vector<int> cpu_nodes;  // nodes its threads run on (most run time first)
   std::map<unsigned, std::uint64_t> resident_bytes_by_node;
   std::optional<std::uint64_t> quota_bytes;  // fast-tier quota, resolved to bytes
+  std::vector<Region> regions;               // empty when no heat source watches it
+  double budget_mbps = 0;                    // per-workload migration budget; 0 = none
 };
 
 struct Snapshot {
-  const Topology* topology = nullptr;  // never null when the daemon calls plan()
+  const Topology* topology = nullptr;  // may be null (simulator); use the fields below
   std::vector<NodeState> nodes;
+  /// Load latency in ns from a CPU node (row) to a memory node (column),
+  /// indexed by node id; empty when unknown (policies fall back to tiers).
+  std::vector<std::vector<double>> latency_ns;
   std::vector<WorkloadState> workloads;
-  double now_s = 0;  // monotonic seconds, from the caller's clock
+  double now_s = 0;        // monotonic seconds, from the caller's clock
+  double tick_s = 1;       // time since the previous tick
+  double budget_mbps = 0;  // global migration budget for this tick; 0 = none
 };
 
 /// Move [start, end) of pid's address space to target_node.
