@@ -1,12 +1,15 @@
 #include <stdexcept>
 
+#include "balanced_policy.hpp"
 #include "static_policy.hpp"
 #include "tier/policy/policy.hpp"
+#include "tpp_policy.hpp"
 
 namespace tier::policy {
 
 const std::vector<PolicyInfo>& registered_policies() {
-  static const std::vector<PolicyInfo> policies{static_policy_info()};
+  static const std::vector<PolicyInfo> policies{balanced_policy_info(), static_policy_info(),
+                                                tpp_policy_info()};
   return policies;
 }
 

@@ -1,0 +1,92 @@
+// Shared machinery of the placement policies: the free-memory ledger a plan
+// draws on, node choice by latency, the migration budget, and per-region
+// move history for anti-thrash. Pure: everything comes from the Snapshot.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "tier/policy/policy.hpp"
+
+namespace tier::policy {
+
+inline constexpr double kMiB = 1024.0 * 1024.0;
+
+/// Free bytes per node as the plan so far leaves them, and the watermarks
+/// a policy keeps: `low` (start demoting under it) and `high` (promote only
+/// while staying above it), each max(kernel high watermark, pct of total).
+class NodeLedger {
+ public:
+  NodeLedger(const Snapshot& snapshot, double low_free_pct, double high_free_pct);
+
+  bool known(unsigned node) const { return nodes_.contains(node); }
+  std::uint64_t free(unsigned node) const;
+  std::uint64_t low(unsigned node) const;
+  std::uint64_t high(unsigned node) const;
+  unsigned tier(unsigned node) const;
+  /// Room for `bytes` on `node` keeping it at or above its high watermark.
+  bool fits_above_high(unsigned node, std::uint64_t bytes) const;
+  bool below_low(unsigned node) const { return free(node) < low(node); }
+  /// Books a move: `bytes` leave `from` (when known) and land on `to`.
+  void move(int from, unsigned to, std::uint64_t bytes);
+  std::vector<unsigned> nodes_of_tier(unsigned tier) const;
+  std::vector<unsigned> nodes() const;
+
+ private:
+  struct Entry {
+    NodeState state;
+    std::int64_t free = 0;
+    std::uint64_t low = 0, high = 0;
+  };
+  std::map<unsigned, Entry> nodes_;
+};
+
+/// Latency in ns from `cpu_node` to memory `node`; when the snapshot has no
+/// matrix, a tier-based stand-in (100 ns + 100 ns per tier) keeps ordering.
+double latency_ns(const Snapshot& snapshot, const NodeLedger& ledger, int cpu_node,
+                  unsigned node);
+
+/// The workload's main CPU node, or the first node with CPUs, or 0.
+int home_cpu_node(const Snapshot& snapshot, const WorkloadState& workload);
+
+/// Nodes of `tier` sorted by latency from `cpu_node` (nearest first).
+std::vector<unsigned> nearest_of_tier(const Snapshot& snapshot, const NodeLedger& ledger,
+                                      int cpu_node, unsigned tier);
+
+/// Bytes this tick may move: min over the declared cap and the snapshot's
+/// budget (each 0 = unlimited) × tick. nullopt = unlimited.
+class Budget {
+ public:
+  Budget(double policy_mbps, double snapshot_mbps, double tick_s);
+  bool allows(std::uint64_t bytes) const { return !left_ || bytes <= *left_; }
+  void spend(std::uint64_t bytes);
+
+ private:
+  std::optional<std::uint64_t> left_;
+};
+
+/// When each region last moved and how often, keyed by (pid, start).
+/// Regions that moved `bounce_limit` times within `backoff_s` are held for
+/// `backoff_s` after their last move; any region rests `min_residency_s`.
+class MoveHistory {
+ public:
+  void configure(double min_residency_s, double backoff_s, unsigned bounce_limit);
+  bool may_move(const Region& region, double now_s) const;
+  bool bouncing(const Region& region, double now_s) const;
+  void record(const Region& region, double now_s);
+  /// Forgets entries older than the back-off window (bounded memory).
+  void expire(double now_s);
+
+ private:
+  struct Entry {
+    std::vector<double> moves;  // times, oldest first, within the window
+  };
+  std::map<std::pair<pid_t, std::uint64_t>, Entry> entries_;
+  double min_residency_s_ = 0, backoff_s_ = 0;
+  unsigned bounce_limit_ = 0;
+};
+
+}  // namespace tier::policy

@@ -1,0 +1,127 @@
+#include "tpp_policy.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "placement_common.hpp"
+
+namespace tier::policy {
+
+namespace {
+
+struct Settings {
+  double window_s, low_free_pct, high_free_pct, budget_mbps;
+};
+
+class TppPolicy final : public Policy {
+ public:
+  explicit TppPolicy(Settings settings) : settings_(settings) {}
+
+  Plan plan(const Snapshot& snapshot) override {
+    Plan plan;
+    NodeLedger ledger(snapshot, settings_.low_free_pct, settings_.high_free_pct);
+    if (ledger.nodes().empty()) return plan;
+    unsigned fast_tier = ~0U;
+    for (unsigned node : ledger.nodes()) fast_tier = std::min(fast_tier, ledger.tier(node));
+    Budget budget(settings_.budget_mbps, snapshot.budget_mbps, snapshot.tick_s);
+
+    struct Entry {
+      const WorkloadState* workload;
+      const Region* region;
+      int cpu_node;
+    };
+    std::vector<Entry> fast, hot_slow;
+    std::map<Key, double> seen_now;
+    for (const WorkloadState& w : snapshot.workloads) {
+      const int cpu = home_cpu_node(snapshot, w);
+      for (const Region& r : w.regions) {
+        if (r.node < 0 || !ledger.known(static_cast<unsigned>(r.node))) continue;
+        const Key key{r.pid, r.start};
+        // Two accesses within the window: both in this epoch, or one now and
+        // one remembered from an earlier tick (the kernel's second hint fault).
+        bool hot = false;
+        if (r.accesses > 0) {
+          auto previous = last_seen_.find(key);
+          hot = r.accesses >= 2 ||
+                (previous != last_seen_.end() && snapshot.now_s - previous->second <= settings_.window_s);
+          seen_now[key] = snapshot.now_s;
+        }
+        if (ledger.tier(static_cast<unsigned>(r.node)) == fast_tier) {
+          fast.push_back({&w, &r, cpu});
+        } else if (hot) {
+          hot_slow.push_back({&w, &r, cpu});
+        }
+      }
+    }
+    for (const auto& [key, t] : seen_now) last_seen_[key] = t;
+    for (auto it = last_seen_.begin(); it != last_seen_.end();) {
+      it = snapshot.now_s - it->second > settings_.window_s ? last_seen_.erase(it) : std::next(it);
+    }
+
+    // kswapd's demotion: least recently used first, until free is back at high.
+    std::stable_sort(fast.begin(), fast.end(), [](const Entry& a, const Entry& b) {
+      return a.region->last_access_s < b.region->last_access_s;
+    });
+    for (unsigned node : ledger.nodes_of_tier(fast_tier)) {
+      if (!ledger.below_low(node)) continue;
+      for (const Entry& e : fast) {
+        if (ledger.free(node) >= ledger.high(node)) break;
+        if (static_cast<unsigned>(e.region->node) != node || !budget.allows(e.region->bytes())) {
+          continue;
+        }
+        std::optional<unsigned> to;
+        for (unsigned t = fast_tier + 1; t <= fast_tier + 8 && !to; ++t) {
+          for (unsigned slow : nearest_of_tier(snapshot, ledger, e.cpu_node, t)) {
+            if (ledger.fits_above_high(slow, e.region->bytes())) {
+              to = slow;
+              break;
+            }
+          }
+        }
+        if (!to) continue;
+        plan.moves.push_back({e.region->pid, e.region->start, e.region->end, *to, e.workload->id,
+                              "demote: LRU-cold while node " + std::to_string(node) +
+                                  " is short of free memory"});
+        ledger.move(e.region->node, *to, e.region->bytes());
+        budget.spend(e.region->bytes());
+      }
+    }
+    // Promotion in the order the faults come (address order here), while the
+    // nearest fast node stays above its high watermark.
+    for (const Entry& e : hot_slow) {
+      if (!budget.allows(e.region->bytes())) break;
+      for (unsigned node : nearest_of_tier(snapshot, ledger, e.cpu_node, fast_tier)) {
+        if (!ledger.fits_above_high(node, e.region->bytes())) continue;
+        plan.moves.push_back({e.region->pid, e.region->start, e.region->end, node, e.workload->id,
+                              "promote: two accesses within the window"});
+        ledger.move(e.region->node, node, e.region->bytes());
+        budget.spend(e.region->bytes());
+        break;
+      }
+    }
+    return plan;
+  }
+
+ private:
+  using Key = std::pair<pid_t, std::uint64_t>;
+  Settings settings_;
+  std::map<Key, double> last_seen_;  // last tick a region had accesses
+};
+
+}  // namespace
+
+PolicyInfo tpp_policy_info() {
+  return {"tpp",
+          "the kernel's TPP as a baseline: promote on a second access within a window, demote "
+          "LRU-cold under pressure",
+          {{"window_s", 2, 0, 3600, "two accesses within this window make a region hot"},
+           {"low_free_pct", 2, 0, 50, "demote when a fast node's free memory falls below this %"},
+           {"high_free_pct", 4, 0, 60, "promote only while a fast node keeps this % free"},
+           {"budget_mbps", 0, 0, 100000, "migration budget per second (0 = none, as the kernel)"}},
+          [](const Params& p) -> std::unique_ptr<Policy> {
+            return std::make_unique<TppPolicy>(Settings{p.at("window_s"), p.at("low_free_pct"),
+                                                        p.at("high_free_pct"), p.at("budget_mbps")});
+          }};
+}
+
+}  // namespace tier::policy

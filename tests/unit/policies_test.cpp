@@ -1,0 +1,275 @@
+// The placement policies on hand-built snapshots: which regions move where,
+// in what order, and what they leave alone (watermarks, quotas, budgets,
+// anti-thrash). Outcomes only: the plan's moves.
+#include <gtest/gtest.h>
+
+#include "tier/policy/policy.hpp"
+
+namespace tier::policy {
+namespace {
+
+constexpr std::uint64_t MiB = 1ULL << 20;
+constexpr std::uint64_t GiB = 1ULL << 30;
+constexpr std::uint64_t kRegion = 64 * MiB;
+
+// Nodes 0 and 1 fast with CPUs, 2 and 3 slow (CXL-like), 1 GiB / 4 GiB.
+Snapshot machine() {
+  Snapshot s;
+  s.nodes = {{0, 0, true, GiB, GiB, 0},
+             {1, 0, true, GiB, GiB, 0},
+             {2, 1, false, 4 * GiB, 4 * GiB, 0},
+             {3, 1, false, 4 * GiB, 4 * GiB, 0}};
+  s.latency_ns = {{100, 150, 250, 300}, {150, 100, 300, 250}};
+  s.now_s = 100;
+  s.tick_s = 1;
+  return s;
+}
+
+NodeState& node(Snapshot& s, unsigned id) {
+  for (NodeState& n : s.nodes) {
+    if (n.node == id) return n;
+  }
+  throw std::logic_error("no node");
+}
+
+// `heats` regions of 64 MiB on `on_node`, consecutive addresses from `base`.
+WorkloadState workload(const std::string& id, const std::string& cls, int cpu_node,
+                       unsigned on_node, const std::vector<double>& heats,
+                       std::uint64_t base = 0x10000000, pid_t pid = 100) {
+  WorkloadState w;
+  w.id = id;
+  w.workload_class = cls;
+  w.cpu_nodes = {cpu_node};
+  w.pids = {pid};
+  for (std::size_t i = 0; i < heats.size(); ++i) {
+    Region r;
+    r.pid = pid;
+    r.start = base + i * kRegion;
+    r.end = r.start + kRegion;
+    r.node = static_cast<int>(on_node);
+    r.heat = heats[i];
+    r.accesses = heats[i] > 0 ? 1 : 0;
+    r.last_access_s = heats[i] > 0 ? 99 : -1;
+    w.regions.push_back(r);
+  }
+  return w;
+}
+
+// Uses a node's memory as the regions on it do.
+void account(Snapshot& s) {
+  for (NodeState& n : s.nodes) n.free_bytes = n.total_bytes;
+  for (const WorkloadState& w : s.workloads) {
+    for (const Region& r : w.regions) node(s, static_cast<unsigned>(r.node)).free_bytes -= r.bytes();
+  }
+}
+
+std::unique_ptr<Policy> make(const std::string& name, const Params& params = {}) {
+  const PolicyInfo* info = find_policy(name);
+  EXPECT_NE(info, nullptr) << name;
+  return info->make(resolve_params(*info, params));
+}
+
+std::uint64_t start_of(const WorkloadState& w, std::size_t i) {
+  return w.regions[i].start;
+}
+
+TEST(PolicyRegistry, ListsTheThreePoliciesWithTheirParameters) {
+  EXPECT_EQ(policy_names(), "balanced, static, tpp");
+  const PolicyInfo* balanced = find_policy("balanced");
+  ASSERT_NE(balanced, nullptr);
+  EXPECT_FALSE(balanced->params.empty());
+  EXPECT_THROW(resolve_params(*balanced, {{"nope", 1}}), std::invalid_argument);
+  EXPECT_THROW(resolve_params(*balanced, {{"hysteresis", -1}}), std::invalid_argument);
+  EXPECT_EQ(resolve_params(*balanced, {{"budget_mbps", 10}}).at("budget_mbps"), 10);
+}
+
+TEST(Balanced, PromotesHottestFirstIntoTheFastNodeNearestTheWorkload) {
+  Snapshot s = machine();
+  s.workloads = {workload("w", "online", 1, 2, {1, 10, 5})};
+  account(s);
+  // Node 1 has room for two regions above its high watermark (4% = 41 MiB).
+  node(s, 1).free_bytes = 41 * MiB + 2 * kRegion + MiB;
+  node(s, 0).free_bytes = 0;  // full: never chosen
+  Plan plan = make("balanced")->plan(s);
+  ASSERT_EQ(plan.moves.size(), 2u);
+  EXPECT_EQ(plan.moves[0].start, start_of(s.workloads[0], 1));  // heat 10
+  EXPECT_EQ(plan.moves[1].start, start_of(s.workloads[0], 2));  // heat 5
+  for (const Move& m : plan.moves) {
+    EXPECT_EQ(m.target_node, 1u);
+    EXPECT_EQ(m.reason.rfind("promote:", 0), 0u) << m.reason;
+  }
+}
+
+TEST(Balanced, UnderPressureDemotesOfflineBeforeOnlineToTheNearestSlowNode) {
+  Snapshot s = machine();
+  // Node 0 is nearly full: 8 online regions (hot-ish) and 7 offline ones.
+  std::vector<double> online(8, 2.0), offline(7, 3.0);
+  offline[4] = 1.0;  // the coldest offline region
+  s.workloads = {workload("on", "online", 0, 0, online, 0x10000000, 100),
+                 workload("off", "offline", 0, 0, offline, 0x90000000, 200)};
+  account(s);
+  node(s, 0).free_bytes = 10 * MiB;  // under the 2% low watermark (20 MiB)
+  Plan plan = make("balanced")->plan(s);
+  ASSERT_EQ(plan.moves.size(), 1u);  // one region brings it over the high mark
+  EXPECT_EQ(plan.moves[0].workload_id, "off");
+  EXPECT_EQ(plan.moves[0].start, start_of(s.workloads[1], 4));
+  EXPECT_EQ(plan.moves[0].target_node, 2u);  // node 2 is nearer node 0's CPUs
+  EXPECT_NE(plan.moves[0].reason.find("low free watermark"), std::string::npos);
+}
+
+TEST(Balanced, SwapsColdFastDataForHotSlowData) {
+  Snapshot s = machine();
+  s.nodes.erase(s.nodes.begin() + 1);  // one fast node
+  s.workloads = {workload("cold", "default", 0, 0, std::vector<double>(15, 0.1), 0x10000000, 100),
+                 workload("hot", "default", 0, 2, {10, 9}, 0x90000000, 200)};
+  account(s);
+  node(s, 0).free_bytes = 41 * MiB;  // exactly at the high watermark: no room
+  Plan plan = make("balanced")->plan(s);
+  std::size_t promoted = 0, demoted = 0;
+  for (const Move& m : plan.moves) {
+    if (m.workload_id == "hot") {
+      EXPECT_EQ(m.target_node, 0u);
+      ++promoted;
+    } else {
+      EXPECT_EQ(m.target_node, 2u);
+      EXPECT_NE(m.reason.find("room for hotter data"), std::string::npos) << m.reason;
+      ++demoted;
+    }
+  }
+  EXPECT_EQ(promoted, 2u);
+  EXPECT_EQ(demoted, 2u);
+}
+
+TEST(Balanced, RespectsTheFastTierQuota) {
+  Snapshot s = machine();
+  s.workloads = {workload("w", "online", 0, 2, {8, 7, 6, 5})};
+  s.workloads[0].quota_bytes = 2 * kRegion;
+  account(s);
+  Plan plan = make("balanced")->plan(s);
+  ASSERT_EQ(plan.moves.size(), 2u);
+  EXPECT_EQ(plan.moves[0].start, start_of(s.workloads[0], 0));
+  EXPECT_EQ(plan.moves[1].start, start_of(s.workloads[0], 1));
+}
+
+TEST(Balanced, DemotesWhatIsOverTheQuota) {
+  Snapshot s = machine();
+  s.workloads = {workload("w", "online", 0, 0, {8, 7, 6, 5})};
+  s.workloads[0].quota_bytes = 3 * kRegion;
+  account(s);
+  Plan plan = make("balanced")->plan(s);
+  ASSERT_EQ(plan.moves.size(), 1u);
+  EXPECT_EQ(plan.moves[0].start, start_of(s.workloads[0], 3));  // the coldest
+  EXPECT_EQ(plan.moves[0].target_node, 2u);
+}
+
+TEST(Balanced, MovesNoMoreThanTheBudgetAllows) {
+  Snapshot s = machine();
+  s.workloads = {workload("w", "online", 0, 2, {8, 7, 6, 5})};
+  account(s);
+  EXPECT_EQ(make("balanced", {{"budget_mbps", 130}})->plan(s).moves.size(), 2u);
+  s.budget_mbps = 64;  // the daemon's global budget wins when lower
+  EXPECT_EQ(make("balanced", {{"budget_mbps", 130}})->plan(s).moves.size(), 1u);
+  s.workloads[0].budget_mbps = 0;
+  s.budget_mbps = 0;
+  s.workloads[0].budget_mbps = 128;  // per-workload budget
+  EXPECT_EQ(make("balanced", {{"budget_mbps", 0}})->plan(s).moves.size(), 2u);
+}
+
+TEST(Balanced, AMovedRegionRestsAndABouncerIsHeld) {
+  auto policy = make("balanced", {{"min_residency_s", 10}, {"backoff_s", 100}, {"bounce_limit", 2}});
+  Snapshot s = machine();
+  s.workloads = {workload("w", "online", 0, 2, {5})};
+  account(s);
+  s.now_s = 0;
+  ASSERT_EQ(policy->plan(s).moves.size(), 1u);  // promoted at t=0
+  // Now it is on node 0 and node 0 is under pressure: it is the only victim.
+  s.workloads[0].regions[0].node = 0;
+  account(s);
+  node(s, 0).free_bytes = 5 * MiB;
+  s.now_s = 5;
+  EXPECT_TRUE(policy->plan(s).moves.empty()) << "moved back within min_residency_s";
+  s.now_s = 11;
+  ASSERT_EQ(policy->plan(s).moves.size(), 1u);  // demoted: second move within 100 s
+  // Back on node 2 and hot again: two moves in the window make it a bouncer.
+  s.workloads[0].regions[0].node = 2;
+  account(s);
+  s.now_s = 30;
+  EXPECT_TRUE(policy->plan(s).moves.empty()) << "a bouncing region is held";
+  s.now_s = 112;  // the window has passed
+  EXPECT_EQ(policy->plan(s).moves.size(), 1u);
+}
+
+TEST(Balanced, LeavesPlacementAloneWhenItIsAlreadyRight) {
+  Snapshot s = machine();
+  s.workloads = {workload("w", "online", 0, 0, {8, 7}),
+                 workload("c", "offline", 0, 2, {0, 0, 0}, 0x90000000, 200)};
+  account(s);
+  EXPECT_TRUE(make("balanced")->plan(s).moves.empty());
+}
+
+TEST(Balanced, SameInputsSamePlan) {
+  Snapshot s = machine();
+  s.workloads = {workload("a", "online", 0, 2, {3, 1, 4, 1, 5}),
+                 workload("b", "offline", 1, 3, {9, 2, 6}, 0x90000000, 200)};
+  account(s);
+  Plan first = make("balanced")->plan(s);
+  Plan second = make("balanced")->plan(s);
+  ASSERT_EQ(first.moves.size(), second.moves.size());
+  for (std::size_t i = 0; i < first.moves.size(); ++i) {
+    EXPECT_EQ(first.moves[i].start, second.moves[i].start);
+    EXPECT_EQ(first.moves[i].target_node, second.moves[i].target_node);
+  }
+  EXPECT_FALSE(first.moves.empty());
+}
+
+TEST(Tpp, PromotesOnASecondAccessWithinTheWindow) {
+  auto policy = make("tpp", {{"window_s", 2}});
+  Snapshot s = machine();
+  s.workloads = {workload("w", "default", 0, 2, {1, 1})};
+  s.workloads[0].regions[1].accesses = 2;  // two accesses in one epoch
+  account(s);
+  s.now_s = 0;
+  Plan plan = policy->plan(s);
+  ASSERT_EQ(plan.moves.size(), 1u);
+  EXPECT_EQ(plan.moves[0].start, start_of(s.workloads[0], 1));
+  EXPECT_EQ(plan.moves[0].target_node, 0u);
+  s.now_s = 1;  // region 0 seen again within the window
+  plan = policy->plan(s);
+  ASSERT_EQ(plan.moves.size(), 2u);
+  EXPECT_EQ(plan.moves[0].start, start_of(s.workloads[0], 0));
+}
+
+TEST(Tpp, OneAccessPerLongerThanTheWindowNeverPromotes) {
+  auto policy = make("tpp", {{"window_s", 2}});
+  Snapshot s = machine();
+  s.workloads = {workload("w", "default", 0, 2, {1})};
+  account(s);
+  for (double t : {0.0, 5.0, 10.0}) {
+    s.now_s = t;
+    EXPECT_TRUE(policy->plan(s).moves.empty()) << "t=" << t;
+  }
+}
+
+TEST(Tpp, DemotesLeastRecentlyUsedUnderPressure) {
+  Snapshot s = machine();
+  s.workloads = {workload("w", "online", 0, 0, {1, 1, 1})};
+  s.workloads[0].regions[0].last_access_s = 90;
+  s.workloads[0].regions[1].last_access_s = 50;  // least recently used
+  s.workloads[0].regions[2].last_access_s = 95;
+  account(s);
+  node(s, 0).free_bytes = 10 * MiB;
+  Plan plan = make("tpp")->plan(s);
+  ASSERT_EQ(plan.moves.size(), 1u);
+  EXPECT_EQ(plan.moves[0].start, start_of(s.workloads[0], 1));
+  EXPECT_EQ(plan.moves[0].target_node, 2u);
+}
+
+TEST(Static, NeverPlansAMove) {
+  Snapshot s = machine();
+  s.workloads = {workload("w", "online", 0, 2, {9, 9, 9})};
+  account(s);
+  EXPECT_TRUE(make("static")->plan(s).moves.empty());
+}
+
+}  // namespace
+}  // namespace tier::policy
