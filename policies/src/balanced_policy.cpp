@@ -243,7 +243,7 @@ class BalancedPolicy final : public Policy {
 PolicyInfo balanced_policy_info() {
   return {"balanced",
           "hottest data that fits the fast tier, ranked by heat x latency benefit; watermarks, "
-          "quotas, budgets, anti-thrash (the default)",
+          "quotas, budgets, anti-thrash",
           {{"budget_mbps", 256, 0, 100000, "migration budget per second for all workloads (0 = none)"},
            {"low_free_pct", 2, 0, 50, "demote when a fast node's free memory falls below this %"},
            {"high_free_pct", 4, 0, 60, "promote only while a fast node keeps this % free"},
