@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
-#include <set>
+#include <optional>
+#include <tuple>
 
 #include "placement_common.hpp"
 
@@ -26,6 +27,7 @@ int class_rank(const std::string& workload_class) {
 struct Candidate {
   const WorkloadState* workload = nullptr;
   const Region* region = nullptr;
+  std::size_t workload_index = 0;
   int cpu_node = 0;
   double density = 0;  // heat per MiB
   bool on_fast = false;
@@ -40,10 +42,60 @@ std::string promote_reason(double density, double threshold) {
 
 std::string room_reason(double hotter, double colder) {
   char text[160];
-  std::snprintf(text, sizeof text, "demote: room for hotter data (%.3g/MiB over %.3g/MiB)",
-                hotter, colder);
+  std::snprintf(text, sizeof text, "demote: room for hotter data (%.3g/MiB over %.3g/MiB)", hotter,
+                colder);
   return text;
 }
+
+// (key, candidate index), best first; ties by index keep plans deterministic.
+using Ranked = std::pair<double, std::uint32_t>;
+struct Better {
+  bool operator()(const Ranked& a, const Ranked& b) const {
+    return a.first > b.first || (a.first == b.first && a.second < b.second);
+  }
+};
+
+// The order fast-tier data leaves in: outside the target set first, offline
+// before default before online, low priority first, coldest first.
+struct VictimKey {
+  std::uint8_t in_target;
+  int class_rank;
+  int priority;
+  double density;
+  std::uint32_t index;
+};
+struct LeavesFirst {
+  bool operator()(const VictimKey& a, const VictimKey& b) const {
+    return std::tie(a.in_target, a.class_rank, a.priority, a.density, a.index) <
+           std::tie(b.in_target, b.class_rank, b.priority, b.density, b.index);
+  }
+};
+
+// Orders `keys` lazily: the first `want` exactly (nth_element + sort), the
+// rest only if a caller walks past them. A tick over 1 M regions mostly
+// needs the first few thousand.
+template <typename Key, typename Less>
+class LazyOrder {
+ public:
+  LazyOrder(std::vector<Key> keys, std::size_t want) : keys_(std::move(keys)) {
+    sorted_ = std::min(want, keys_.size());
+    std::nth_element(keys_.begin(), keys_.begin() + static_cast<std::ptrdiff_t>(sorted_),
+                     keys_.end(), Less{});
+    std::sort(keys_.begin(), keys_.begin() + static_cast<std::ptrdiff_t>(sorted_), Less{});
+  }
+  std::size_t size() const { return keys_.size(); }
+  const Key& operator[](std::size_t i) {
+    if (i >= sorted_) {
+      std::sort(keys_.begin() + static_cast<std::ptrdiff_t>(sorted_), keys_.end(), Less{});
+      sorted_ = keys_.size();
+    }
+    return keys_[i];
+  }
+
+ private:
+  std::vector<Key> keys_;
+  std::size_t sorted_ = 0;
+};
 
 class BalancedPolicy final : public Policy {
  public:
@@ -56,179 +108,234 @@ class BalancedPolicy final : public Policy {
     history_.expire(snapshot.now_s);
     NodeLedger ledger(snapshot, settings_.low_free_pct, settings_.high_free_pct);
     if (ledger.nodes().empty()) return plan;
-    unsigned fast_tier = ~0U;
-    for (unsigned node : ledger.nodes()) fast_tier = std::min(fast_tier, ledger.tier(node));
+    unsigned fast_tier = ~0U, max_node = 0;
+    for (unsigned node : ledger.nodes()) {
+      fast_tier = std::min(fast_tier, ledger.tier(node));
+      max_node = std::max(max_node, node);
+    }
+    // Per-node facts as flat tables: the loops below touch them per region.
+    std::vector<std::int8_t> on_fast_node(max_node + 1, -1);  // -1 unknown node
+    for (unsigned node : ledger.nodes()) on_fast_node[node] = ledger.tier(node) == fast_tier;
     Budget budget(settings_.budget_mbps, snapshot.budget_mbps, snapshot.tick_s);
-    std::map<const WorkloadState*, Budget> workload_budgets;
+    const std::size_t workloads = snapshot.workloads.size();
+    std::vector<Budget> workload_budgets;
     for (const WorkloadState& w : snapshot.workloads) {
-      workload_budgets.emplace(&w, Budget(w.budget_mbps, 0, snapshot.tick_s));
+      workload_budgets.emplace_back(w.budget_mbps, 0, snapshot.tick_s);
     }
 
-    // Everything with a known node, and what each workload has on the fast tier.
-    std::vector<Candidate> all;
-    std::map<const WorkloadState*, std::uint64_t> fast_bytes;
-    for (const WorkloadState& w : snapshot.workloads) {
+    // Everything with a known node, and what each workload has on the fast
+    // tier. The big buffers are members: reused, not re-faulted, each tick.
+    std::vector<Candidate>& all = all_;
+    all.clear();
+    std::vector<std::uint64_t> fast_bytes(workloads, 0);
+    std::uint64_t min_bytes = ~std::uint64_t{0}, total_bytes = 0;
+    for (std::size_t wi = 0; wi < workloads; ++wi) {
+      const WorkloadState& w = snapshot.workloads[wi];
       const int cpu = home_cpu_node(snapshot, w);
       for (const Region& r : w.regions) {
-        if (r.node < 0 || !ledger.known(static_cast<unsigned>(r.node)) || r.end <= r.start) {
+        if (r.node < 0 || static_cast<unsigned>(r.node) > max_node ||
+            on_fast_node[static_cast<unsigned>(r.node)] < 0 || r.end <= r.start) {
           continue;
         }
-        Candidate c{&w, &r, cpu, r.heat / (static_cast<double>(r.bytes()) / kMiB),
-                    ledger.tier(static_cast<unsigned>(r.node)) == fast_tier};
-        if (c.on_fast) fast_bytes[&w] += r.bytes();
-        all.push_back(c);
+        const bool on_fast = on_fast_node[static_cast<unsigned>(r.node)] == 1;
+        all.push_back({&w, &r, wi, cpu, r.heat / (static_cast<double>(r.bytes()) / kMiB), on_fast});
+        if (on_fast) fast_bytes[wi] += r.bytes();
+        min_bytes = std::min(min_bytes, r.bytes());
+        total_bytes += r.bytes();
       }
     }
+    if (all.empty()) return plan;
+
+    // Node orders and latencies from each CPU node, computed once per tick.
+    std::map<std::pair<int, unsigned>, std::vector<unsigned>> nearest_cache;
+    auto nearest = [&](int cpu_node, unsigned tier_rank) -> const std::vector<unsigned>& {
+      auto [it, fresh] = nearest_cache.try_emplace({cpu_node, tier_rank});
+      if (fresh) it->second = nearest_of_tier(snapshot, ledger, cpu_node, tier_rank);
+      return it->second;
+    };
+    std::map<int, std::vector<double>> latency_from;  // cpu node → by memory node
+    auto latency_row = [&](int cpu_node) -> const std::vector<double>& {
+      auto [it, fresh] = latency_from.try_emplace(cpu_node);
+      if (fresh) {
+        it->second.assign(max_node + 1, 0.0);
+        for (unsigned node : ledger.nodes()) {
+          it->second[node] = latency_ns(snapshot, ledger, cpu_node, node);
+        }
+      }
+      return it->second;
+    };
 
     // The adaptive threshold: fill the fast tier's usable capacity with the
     // densest data, incumbents favoured by the hysteresis so equal heat does
     // not swap places; quotas cap each workload's share of it.
     std::uint64_t capacity = 0;
-    for (unsigned node : ledger.nodes_of_tier(fast_tier)) {
-      const NodeState* state = nullptr;
-      for (const NodeState& n : snapshot.nodes) {
-        if (n.node == node) state = &n;
-      }
-      if (state != nullptr && state->total_bytes > ledger.high(node)) {
-        capacity += state->total_bytes - ledger.high(node);
+    for (const NodeState& n : snapshot.nodes) {
+      if (n.tier == fast_tier && n.total_bytes > ledger.high(n.node)) {
+        capacity += n.total_bytes - ledger.high(n.node);
       }
     }
-    std::vector<const Candidate*> ranked;
-    for (const Candidate& c : all) {
-      if (c.density > 0) ranked.push_back(&c);
+    std::vector<Ranked>& keys = keys_;
+    keys.clear();
+    for (std::uint32_t i = 0; i < all.size(); ++i) {
+      if (all[i].density > 0) {
+        keys.emplace_back(all[i].density * (all[i].on_fast ? 1 + settings_.hysteresis : 1.0), i);
+      }
     }
-    auto ranking = [&](const Candidate* c) {
-      return c->density * (c->on_fast ? 1 + settings_.hysteresis : 1.0);
-    };
-    std::stable_sort(ranked.begin(), ranked.end(),
-                     [&](const Candidate* a, const Candidate* b) { return ranking(a) > ranking(b); });
-    std::set<const Region*> target;
-    std::map<const WorkloadState*, std::uint64_t> target_bytes;
-    std::uint64_t filled = 0;
+    const double average = static_cast<double>(total_bytes) / static_cast<double>(all.size());
+    std::vector<std::uint8_t>& in_target = in_target_;
+    std::vector<std::uint8_t>& moved = moved_;
+    in_target.assign(all.size(), 0);
+    moved.assign(all.size(), 0);
+    std::vector<std::uint64_t> target_bytes(workloads, 0);
     double threshold = 0;
-    for (const Candidate* c : ranked) {
-      const std::uint64_t bytes = c->region->bytes();
-      if (filled + bytes > capacity) continue;  // a smaller, colder one may still fit
-      if (c->workload->quota_bytes && target_bytes[c->workload] + bytes > *c->workload->quota_bytes) {
-        continue;
+    bool quotas = false;
+    for (const WorkloadState& w : snapshot.workloads) quotas |= w.quota_bytes.has_value();
+    if (!quotas && min_bytes * all.size() == total_bytes) {
+      // Equal regions (HeatMap granules) and no quota: the target set is the
+      // top capacity/size of them, found by selection without sorting.
+      const std::size_t fit = std::min<std::size_t>(keys.size(), capacity / min_bytes);
+      if (fit > 0) {
+        std::nth_element(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(fit - 1),
+                         keys.end(), Better{});
+        threshold = all[keys[fit - 1].second].density;
+        for (std::size_t k = 0; k < fit; ++k) in_target[keys[k].second] = 1;
       }
-      target.insert(c->region);
-      target_bytes[c->workload] += bytes;
-      filled += bytes;
-      threshold = c->density;
+    } else {
+      LazyOrder<Ranked, Better> ranked(
+          keys, static_cast<std::size_t>(static_cast<double>(capacity) / average * 1.25) + 64);
+      std::uint64_t filled = 0;
+      for (std::size_t k = 0; k < ranked.size() && capacity - filled >= min_bytes; ++k) {
+        const Candidate& c = all[ranked[k].second];
+        const std::uint64_t bytes = c.region->bytes();
+        if (filled + bytes > capacity) continue;  // a smaller, colder one may still fit
+        if (c.workload->quota_bytes &&
+            target_bytes[c.workload_index] + bytes > *c.workload->quota_bytes) {
+          continue;
+        }
+        in_target[ranked[k].second] = 1;
+        target_bytes[c.workload_index] += bytes;
+        filled += bytes;
+        threshold = c.density;
+      }
     }
 
-    auto emit = [&](const Candidate& c, unsigned to, std::string reason) {
+    auto emit = [&](std::size_t i, unsigned to, std::string reason) {
+      const Candidate& c = all[i];
       const std::uint64_t bytes = c.region->bytes();
-      plan.moves.push_back({c.region->pid, c.region->start, c.region->end, to, c.workload->id,
-                            std::move(reason)});
-      const bool was_fast = c.on_fast;
+      plan.moves.push_back(
+          {c.region->pid, c.region->start, c.region->end, to, c.workload->id, std::move(reason)});
       const bool now_fast = ledger.tier(to) == fast_tier;
       ledger.move(c.region->node, to, bytes);
-      if (was_fast && !now_fast) fast_bytes[c.workload] -= bytes;
-      if (!was_fast && now_fast) fast_bytes[c.workload] += bytes;
+      if (c.on_fast && !now_fast) fast_bytes[c.workload_index] -= bytes;
+      if (!c.on_fast && now_fast) fast_bytes[c.workload_index] += bytes;
       budget.spend(bytes);
-      workload_budgets.at(c.workload).spend(bytes);
+      workload_budgets[c.workload_index].spend(bytes);
       history_.record(*c.region, snapshot.now_s);
+      moved[i] = 1;
     };
-    auto movable = [&](const Candidate& c) {
-      return budget.allows(c.region->bytes()) &&
-             workload_budgets.at(c.workload).allows(c.region->bytes()) &&
+    auto movable = [&](std::size_t i) {
+      const Candidate& c = all[i];
+      return !moved[i] && budget.allows(c.region->bytes()) &&
+             workload_budgets[c.workload_index].allows(c.region->bytes()) &&
              history_.may_move(*c.region, snapshot.now_s);
     };
-    std::set<const Region*> moved;
     // Demotion target: the nearest slower node with room above its high mark.
-    auto demote = [&](const Candidate& c, const std::string& reason) {
-      if (moved.contains(c.region) || !movable(c)) return false;
+    auto demote = [&](std::size_t i, const std::string& reason) {
+      if (!movable(i)) return false;
+      const Candidate& c = all[i];
       for (unsigned t = fast_tier + 1; t <= fast_tier + 8; ++t) {
-        for (unsigned node : nearest_of_tier(snapshot, ledger, c.cpu_node, t)) {
+        for (unsigned node : nearest(c.cpu_node, t)) {
           if (ledger.fits_above_high(node, c.region->bytes())) {
-            emit(c, node, reason);
-            moved.insert(c.region);
+            emit(i, node, reason);
             return true;
           }
         }
       }
       return false;
     };
-    // Coldest first, offline before default before online, low priority first.
-    std::vector<const Candidate*> victims;
-    for (const Candidate& c : all) {
-      if (c.on_fast) victims.push_back(&c);
-    }
-    std::stable_sort(victims.begin(), victims.end(), [&](const Candidate* a, const Candidate* b) {
-      const bool ta = target.contains(a->region), tb = target.contains(b->region);
-      if (ta != tb) return !ta;
-      const int ca = class_rank(a->workload->workload_class);
-      const int cb = class_rank(b->workload->workload_class);
-      if (ca != cb) return ca < cb;
-      if (a->workload->priority != b->workload->priority) {
-        return a->workload->priority < b->workload->priority;
+    // What one tick can move, in regions: how far the lazy orders sort.
+    const double per_tick = budget.remaining() ? static_cast<double>(*budget.remaining())
+                                               : static_cast<double>(total_bytes);
+    const auto per_tick_regions = static_cast<std::size_t>(per_tick / average * 2) + 64;
+    // Fast-tier data in the order it leaves (VictimKey), ordered only when
+    // something has to leave and only as far as it is walked.
+    std::optional<LazyOrder<VictimKey, LeavesFirst>> victims;
+    auto victim = [&](std::size_t k) -> std::optional<std::uint32_t> {
+      if (!victims) {
+        std::vector<VictimKey> leaving;
+        for (std::uint32_t i = 0; i < all.size(); ++i) {
+          if (!all[i].on_fast) continue;
+          leaving.push_back({in_target[i], class_rank(all[i].workload->workload_class),
+                             all[i].workload->priority, all[i].density, i});
+        }
+        victims.emplace(std::move(leaving), per_tick_regions);
       }
-      return a->density < b->density;
-    });
+      if (k >= victims->size()) return std::nullopt;
+      return (*victims)[k].index;
+    };
 
     // 1. Pressure: a fast node under its low watermark is brought back to high.
     for (unsigned node : ledger.nodes_of_tier(fast_tier)) {
       if (!ledger.below_low(node)) continue;
-      for (const Candidate* v : victims) {
-        if (ledger.free(node) >= ledger.high(node)) break;
-        if (static_cast<unsigned>(v->region->node) != node) continue;
+      for (std::size_t k = 0; ledger.free(node) < ledger.high(node); ++k) {
+        const std::optional<std::uint32_t> v = victim(k);
+        if (!v) break;
+        if (static_cast<unsigned>(all[*v].region->node) != node) continue;
         demote(*v, "demote: node " + std::to_string(node) + " under its low free watermark");
       }
     }
     // 2. Quotas: a workload over its fast-tier quota gives back its coldest.
-    for (const Candidate* v : victims) {
-      const WorkloadState* w = v->workload;
-      if (w->quota_bytes && fast_bytes[w] > *w->quota_bytes) {
+    bool over_quota = false;
+    for (std::size_t wi = 0; wi < workloads; ++wi) {
+      const auto& quota = snapshot.workloads[wi].quota_bytes;
+      over_quota |= quota && fast_bytes[wi] > *quota;
+    }
+    for (std::size_t k = 0; over_quota; ++k) {
+      const std::optional<std::uint32_t> v = victim(k);
+      if (!v) break;
+      const auto& quota = all[*v].workload->quota_bytes;
+      if (quota && fast_bytes[all[*v].workload_index] > *quota) {
         demote(*v, "demote: over the fast-tier quota");
       }
     }
     // 3. Promotion by heat × latency benefit, making room from colder data.
-    std::vector<std::pair<double, const Candidate*>> promotions;
-    for (const Candidate& c : all) {
-      if (c.on_fast || !target.contains(c.region)) continue;
-      const auto nearest = nearest_of_tier(snapshot, ledger, c.cpu_node, fast_tier);
-      if (nearest.empty()) continue;
-      const double benefit =
-          latency_ns(snapshot, ledger, c.cpu_node, static_cast<unsigned>(c.region->node)) -
-          latency_ns(snapshot, ledger, c.cpu_node, nearest.front());
-      promotions.emplace_back(c.density * std::max(benefit, 1.0), &c);
+    std::vector<Ranked> promotion_keys;
+    for (std::uint32_t i = 0; i < all.size(); ++i) {
+      const Candidate& c = all[i];
+      if (c.on_fast || !in_target[i]) continue;
+      const std::vector<unsigned>& fast_nodes = nearest(c.cpu_node, fast_tier);
+      if (fast_nodes.empty()) continue;
+      const std::vector<double>& row = latency_row(c.cpu_node);
+      const double benefit = row[static_cast<unsigned>(c.region->node)] - row[fast_nodes.front()];
+      promotion_keys.emplace_back(c.density * std::max(benefit, 1.0), i);
     }
-    std::stable_sort(promotions.begin(), promotions.end(),
-                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    LazyOrder<Ranked, Better> promotions(std::move(promotion_keys), per_tick_regions);
     std::size_t next_victim = 0;
-    for (const auto& [score, c] : promotions) {
-      if (!movable(*c)) continue;
-      const WorkloadState* w = c->workload;
-      if (w->quota_bytes && fast_bytes[w] + c->region->bytes() > *w->quota_bytes) continue;
-      std::optional<unsigned> to;
-      for (unsigned node : nearest_of_tier(snapshot, ledger, c->cpu_node, fast_tier)) {
-        if (ledger.fits_above_high(node, c->region->bytes())) {
-          to = node;
-          break;
+    for (std::size_t k = 0; k < promotions.size(); ++k) {
+      if (!budget.allows(min_bytes)) break;
+      const std::size_t i = promotions[k].second;
+      const Candidate& c = all[i];
+      if (!movable(i)) continue;
+      const auto& quota = c.workload->quota_bytes;
+      if (quota && fast_bytes[c.workload_index] + c.region->bytes() > *quota) continue;
+      auto find_room = [&]() -> std::optional<unsigned> {
+        for (unsigned node : nearest(c.cpu_node, fast_tier)) {
+          if (ledger.fits_above_high(node, c.region->bytes())) return node;
         }
-      }
-      // No room: demote colder non-target data (hysteresis applied by the
-      // ranking above) until it fits on the nearest fast node.
-      while (!to && next_victim < victims.size()) {
-        const Candidate* v = victims[next_victim];
-        if (target.contains(v->region)) break;  // only colder data makes room
+        return std::nullopt;
+      };
+      std::optional<unsigned> to = find_room();
+      // No room: demote colder non-target data (the hysteresis is in the
+      // ranking above) until it fits on a fast node.
+      while (!to) {
+        const std::optional<std::uint32_t> v = victim(next_victim);
+        if (!v || in_target[*v]) break;
         ++next_victim;
-        if (!budget.allows(c->region->bytes() + v->region->bytes())) break;
-        if (!demote(*v, room_reason(c->density, v->density))) {
-          continue;
-        }
-        for (unsigned node : nearest_of_tier(snapshot, ledger, c->cpu_node, fast_tier)) {
-          if (ledger.fits_above_high(node, c->region->bytes())) {
-            to = node;
-            break;
-          }
-        }
+        if (!budget.allows(c.region->bytes() + all[*v].region->bytes())) break;
+        if (demote(*v, room_reason(c.density, all[*v].density))) to = find_room();
       }
-      if (!to || !movable(*c)) continue;
-      emit(*c, *to, promote_reason(c->density, threshold));
-      moved.insert(c->region);
+      if (!to || !movable(i)) continue;
+      emit(i, *to, promote_reason(c.density, threshold));
     }
     return plan;
   }
@@ -236,27 +343,31 @@ class BalancedPolicy final : public Policy {
  private:
   Settings settings_;
   MoveHistory history_;
+  std::vector<Candidate> all_;
+  std::vector<Ranked> keys_;
+  std::vector<std::uint8_t> in_target_, moved_;
 };
 
 }  // namespace
 
 PolicyInfo balanced_policy_info() {
-  return {"balanced",
-          "hottest data that fits the fast tier, ranked by heat x latency benefit; watermarks, "
-          "quotas, budgets, anti-thrash",
-          {{"budget_mbps", 256, 0, 100000, "migration budget per second for all workloads (0 = none)"},
-           {"low_free_pct", 2, 0, 50, "demote when a fast node's free memory falls below this %"},
-           {"high_free_pct", 4, 0, 60, "promote only while a fast node keeps this % free"},
-           {"min_residency_s", 10, 0, 3600, "a moved region stays at least this long"},
-           {"backoff_s", 120, 0, 86400, "window for bounce counting, and how long a bouncer is held"},
-           {"bounce_limit", 3, 0, 100, "moves within backoff_s that make a region a bouncer"},
-           {"hysteresis", 0.25, 0, 10, "heat advantage a region needs to displace a resident one"}},
-          [](const Params& p) -> std::unique_ptr<Policy> {
-            return std::make_unique<BalancedPolicy>(Settings{
-                p.at("budget_mbps"), p.at("low_free_pct"), p.at("high_free_pct"),
-                p.at("min_residency_s"), p.at("backoff_s"), p.at("hysteresis"),
-                static_cast<unsigned>(p.at("bounce_limit"))});
-          }};
+  return {
+      "balanced",
+      "hottest data that fits the fast tier, ranked by heat x latency benefit; watermarks, "
+      "quotas, budgets, anti-thrash",
+      {{"budget_mbps", 256, 0, 100000, "migration budget per second for all workloads (0 = none)"},
+       {"low_free_pct", 2, 0, 50, "demote when a fast node's free memory falls below this %"},
+       {"high_free_pct", 4, 0, 60, "promote only while a fast node keeps this % free"},
+       {"min_residency_s", 10, 0, 3600, "a moved region stays at least this long"},
+       {"backoff_s", 120, 0, 86400, "window for bounce counting, and how long a bouncer is held"},
+       {"bounce_limit", 3, 0, 100, "moves within backoff_s that make a region a bouncer"},
+       {"hysteresis", 0.25, 0, 10, "heat advantage a region needs to displace a resident one"}},
+      [](const Params& p) -> std::unique_ptr<Policy> {
+        return std::make_unique<BalancedPolicy>(
+            Settings{p.at("budget_mbps"), p.at("low_free_pct"), p.at("high_free_pct"),
+                     p.at("min_residency_s"), p.at("backoff_s"), p.at("hysteresis"),
+                     static_cast<unsigned>(p.at("bounce_limit"))});
+      }};
 }
 
 }  // namespace tier::policy

@@ -21,7 +21,9 @@ NodeLedger::NodeLedger(const Snapshot& snapshot, double low_free_pct, double hig
 
 std::uint64_t NodeLedger::free(unsigned node) const {
   auto it = nodes_.find(node);
-  return it == nodes_.end() ? 0 : static_cast<std::uint64_t>(std::max<std::int64_t>(it->second.free, 0));
+  return it == nodes_.end()
+             ? 0
+             : static_cast<std::uint64_t>(std::max<std::int64_t>(it->second.free, 0));
 }
 std::uint64_t NodeLedger::low(unsigned node) const {
   auto it = nodes_.find(node);
@@ -67,8 +69,7 @@ std::vector<unsigned> NodeLedger::nodes() const {
   return out;
 }
 
-double latency_ns(const Snapshot& snapshot, const NodeLedger& ledger, int cpu_node,
-                  unsigned node) {
+double latency_ns(const Snapshot& snapshot, const NodeLedger& ledger, int cpu_node, unsigned node) {
   if (cpu_node >= 0 && static_cast<std::size_t>(cpu_node) < snapshot.latency_ns.size()) {
     const auto& row = snapshot.latency_ns[static_cast<std::size_t>(cpu_node)];
     if (node < row.size() && row[node] > 0) return row[node];
@@ -136,9 +137,9 @@ void MoveHistory::expire(double now_s) {
   const double window = std::max(backoff_s_, min_residency_s_);
   for (auto it = entries_.begin(); it != entries_.end();) {
     auto& moves = it->second.moves;
-    moves.erase(std::remove_if(moves.begin(), moves.end(),
-                               [&](double t) { return now_s - t >= window; }),
-                moves.end());
+    moves.erase(
+        std::remove_if(moves.begin(), moves.end(), [&](double t) { return now_s - t >= window; }),
+        moves.end());
     it = moves.empty() ? entries_.erase(it) : std::next(it);
   }
 }

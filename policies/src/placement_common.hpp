@@ -46,8 +46,7 @@ class NodeLedger {
 
 /// Latency in ns from `cpu_node` to memory `node`; when the snapshot has no
 /// matrix, a tier-based stand-in (100 ns + 100 ns per tier) keeps ordering.
-double latency_ns(const Snapshot& snapshot, const NodeLedger& ledger, int cpu_node,
-                  unsigned node);
+double latency_ns(const Snapshot& snapshot, const NodeLedger& ledger, int cpu_node, unsigned node);
 
 /// The workload's main CPU node, or the first node with CPUs, or 0.
 int home_cpu_node(const Snapshot& snapshot, const WorkloadState& workload);
@@ -62,6 +61,8 @@ class Budget {
  public:
   Budget(double policy_mbps, double snapshot_mbps, double tick_s);
   bool allows(std::uint64_t bytes) const { return !left_ || bytes <= *left_; }
+  /// Bytes left this tick; nullopt = unlimited.
+  std::optional<std::uint64_t> remaining() const { return left_; }
   void spend(std::uint64_t bytes);
 
  private:

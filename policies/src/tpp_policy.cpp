@@ -42,8 +42,8 @@ class TppPolicy final : public Policy {
         bool hot = false;
         if (r.accesses > 0) {
           auto previous = last_seen_.find(key);
-          hot = r.accesses >= 2 ||
-                (previous != last_seen_.end() && snapshot.now_s - previous->second <= settings_.window_s);
+          hot = r.accesses >= 2 || (previous != last_seen_.end() &&
+                                    snapshot.now_s - previous->second <= settings_.window_s);
           seen_now[key] = snapshot.now_s;
         }
         if (ledger.tier(static_cast<unsigned>(r.node)) == fast_tier) {
@@ -79,9 +79,9 @@ class TppPolicy final : public Policy {
           }
         }
         if (!to) continue;
-        plan.moves.push_back({e.region->pid, e.region->start, e.region->end, *to, e.workload->id,
-                              "demote: LRU-cold while node " + std::to_string(node) +
-                                  " is short of free memory"});
+        plan.moves.push_back(
+            {e.region->pid, e.region->start, e.region->end, *to, e.workload->id,
+             "demote: LRU-cold while node " + std::to_string(node) + " is short of free memory"});
         ledger.move(e.region->node, *to, e.region->bytes());
         budget.spend(e.region->bytes());
       }
@@ -111,17 +111,18 @@ class TppPolicy final : public Policy {
 }  // namespace
 
 PolicyInfo tpp_policy_info() {
-  return {"tpp",
-          "the kernel's TPP as a baseline: promote on a second access within a window, demote "
-          "LRU-cold under pressure",
-          {{"window_s", 2, 0, 3600, "two accesses within this window make a region hot"},
-           {"low_free_pct", 2, 0, 50, "demote when a fast node's free memory falls below this %"},
-           {"high_free_pct", 4, 0, 60, "promote only while a fast node keeps this % free"},
-           {"budget_mbps", 0, 0, 100000, "migration budget per second (0 = none, as the kernel)"}},
-          [](const Params& p) -> std::unique_ptr<Policy> {
-            return std::make_unique<TppPolicy>(Settings{p.at("window_s"), p.at("low_free_pct"),
-                                                        p.at("high_free_pct"), p.at("budget_mbps")});
-          }};
+  return {
+      "tpp",
+      "the kernel's TPP as a baseline: promote on a second access within a window, demote "
+      "LRU-cold under pressure",
+      {{"window_s", 2, 0, 3600, "two accesses within this window make a region hot"},
+       {"low_free_pct", 2, 0, 50, "demote when a fast node's free memory falls below this %"},
+       {"high_free_pct", 4, 0, 60, "promote only while a fast node keeps this % free"},
+       {"budget_mbps", 0, 0, 100000, "migration budget per second (0 = none, as the kernel)"}},
+      [](const Params& p) -> std::unique_ptr<Policy> {
+        return std::make_unique<TppPolicy>(Settings{p.at("window_s"), p.at("low_free_pct"),
+                                                    p.at("high_free_pct"), p.at("budget_mbps")});
+      }};
 }
 
 }  // namespace tier::policy

@@ -59,7 +59,8 @@ WorkloadState workload(const std::string& id, const std::string& cls, int cpu_no
 void account(Snapshot& s) {
   for (NodeState& n : s.nodes) n.free_bytes = n.total_bytes;
   for (const WorkloadState& w : s.workloads) {
-    for (const Region& r : w.regions) node(s, static_cast<unsigned>(r.node)).free_bytes -= r.bytes();
+    for (const Region& r : w.regions)
+      node(s, static_cast<unsigned>(r.node)).free_bytes -= r.bytes();
   }
 }
 
@@ -176,7 +177,8 @@ TEST(Balanced, MovesNoMoreThanTheBudgetAllows) {
 }
 
 TEST(Balanced, AMovedRegionRestsAndABouncerIsHeld) {
-  auto policy = make("balanced", {{"min_residency_s", 10}, {"backoff_s", 100}, {"bounce_limit", 2}});
+  auto policy =
+      make("balanced", {{"min_residency_s", 10}, {"backoff_s", 100}, {"bounce_limit", 2}});
   Snapshot s = machine();
   s.workloads = {workload("w", "online", 0, 2, {5})};
   account(s);

@@ -11,3 +11,7 @@ include(${CMAKE_CURRENT_LIST_DIR}/heat_benchmarks.cmake OPTIONAL)
 # tierd's `status` round trip with 0 and 1000 workloads (scripts/bench-tierd.sh).
 add_executable(tierd_status_bench ${CMAKE_CURRENT_LIST_DIR}/status_latency.cpp)
 target_link_libraries(tierd_status_bench PRIVATE tier_warnings)
+
+# One placement-policy tick with 64 GiB tracked in 1 M regions (docs/benchmarks.md).
+add_executable(policy_bench ${CMAKE_CURRENT_LIST_DIR}/policy_bench.cpp)
+target_link_libraries(policy_bench PRIVATE benchmark::benchmark tier_policies tier_warnings)

@@ -1,0 +1,85 @@
+// policy_bench: one placement-policy tick on 64 GiB tracked in 1 M regions
+// (64 KiB each) over a 4-node machine (2 fast, 2 slow), heat Zipf-like, the
+// fast tier full — the worst case the issue names (tick ≤ 50 ms on one core).
+// `static` is the floor: the cost of walking the snapshot at all.
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <random>
+
+#include "tier/policy/policy.hpp"
+
+namespace {
+
+using tier::policy::Snapshot;
+
+Snapshot big_snapshot(std::size_t regions, std::size_t workloads) {
+  constexpr std::uint64_t kRegion = 64 << 10;
+  const std::uint64_t total = regions * kRegion;
+  Snapshot s;
+  // Fast nodes hold a quarter of the data, full to their high watermark.
+  const std::uint64_t fast = total / 8, slow = total;
+  s.nodes = {{0, 0, true, fast, fast / 25, 0},
+             {1, 0, true, fast, fast / 25, 0},
+             {2, 1, false, slow, slow / 2, 0},
+             {3, 1, false, slow, slow / 2, 0}};
+  s.latency_ns = {{100, 150, 250, 300}, {150, 100, 300, 250}};
+  s.now_s = 1000;
+  s.tick_s = 1;
+  std::mt19937_64 rng(42);
+  std::uniform_real_distribution<double> uniform(0, 1);
+  const std::size_t per = regions / workloads;
+  for (std::size_t w = 0; w < workloads; ++w) {
+    tier::policy::WorkloadState state;
+    state.id = "w" + std::to_string(w);
+    state.workload_class = w % 2 ? "online" : "offline";
+    state.cpu_nodes = {static_cast<int>(w % 2)};
+    state.pids = {static_cast<pid_t>(1000 + w)};
+    state.regions.resize(per);
+    for (std::size_t i = 0; i < per; ++i) {
+      tier::policy::Region& r = state.regions[i];
+      r.pid = state.pids[0];
+      r.start = 0x100000000ULL + i * kRegion;
+      r.end = r.start + kRegion;
+      r.node = static_cast<int>(uniform(rng) < 0.25 ? w % 2 : 2 + w % 2);
+      // Zipf-ish: heat ~ 1 / rank over a random order.
+      r.heat = 1.0 / (1.0 + std::floor(uniform(rng) * static_cast<double>(per)));
+      r.accesses = r.heat > 1e-3 ? 2 : 0;
+      r.last_access_s = 1000 - uniform(rng) * 100;
+    }
+    s.workloads.push_back(std::move(state));
+  }
+  return s;
+}
+
+void tick(benchmark::State& state, const char* name) {
+  const Snapshot snapshot = big_snapshot(static_cast<std::size_t>(state.range(0)), 16);
+  const tier::policy::PolicyInfo* info = tier::policy::find_policy(name);
+  auto policy = info->make(tier::policy::resolve_params(*info, {}));
+  std::size_t moves = 0;
+  for (auto _ : state) {
+    tier::policy::Plan plan = policy->plan(snapshot);
+    moves = plan.moves.size();
+    benchmark::DoNotOptimize(plan);
+  }
+  state.counters["regions"] = static_cast<double>(state.range(0));
+  state.counters["moves"] = static_cast<double>(moves);
+}
+
+void BM_Static(benchmark::State& state) {
+  tick(state, "static");
+}
+void BM_Balanced(benchmark::State& state) {
+  tick(state, "balanced");
+}
+void BM_Tpp(benchmark::State& state) {
+  tick(state, "tpp");
+}
+
+BENCHMARK(BM_Static)->Arg(1 << 20)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Balanced)->Arg(1 << 20)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Tpp)->Arg(1 << 20)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
