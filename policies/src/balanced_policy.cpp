@@ -29,6 +29,7 @@ struct Candidate {
   const Region* region = nullptr;
   std::size_t workload_index = 0;
   int cpu_node = 0;
+  unsigned node = 0;   // where the region is (copied: the hot loops read it)
   double density = 0;  // heat per MiB
   bool on_fast = false;
 };
@@ -138,7 +139,8 @@ class BalancedPolicy final : public Policy {
           continue;
         }
         const bool on_fast = on_fast_node[static_cast<unsigned>(r.node)] == 1;
-        all.push_back({&w, &r, wi, cpu, r.heat / (static_cast<double>(r.bytes()) / kMiB), on_fast});
+        all.push_back({&w, &r, wi, cpu, static_cast<unsigned>(r.node),
+                       r.heat / (static_cast<double>(r.bytes()) / kMiB), on_fast});
         if (on_fast) fast_bytes[wi] += r.bytes();
         min_bytes = std::min(min_bytes, r.bytes());
         total_bytes += r.bytes();
@@ -280,7 +282,7 @@ class BalancedPolicy final : public Policy {
       for (std::size_t k = 0; ledger.free(node) < ledger.high(node); ++k) {
         const std::optional<std::uint32_t> v = victim(k);
         if (!v) break;
-        if (static_cast<unsigned>(all[*v].region->node) != node) continue;
+        if (all[*v].node != node) continue;
         demote(*v, "demote: node " + std::to_string(node) + " under its low free watermark");
       }
     }
@@ -300,13 +302,19 @@ class BalancedPolicy final : public Policy {
     }
     // 3. Promotion by heat × latency benefit, making room from colder data.
     std::vector<Ranked> promotion_keys;
+    int last_cpu = -2;
+    const std::vector<double>* row = nullptr;
+    double best_fast = 0;
     for (std::uint32_t i = 0; i < all.size(); ++i) {
       const Candidate& c = all[i];
       if (c.on_fast || !in_target[i]) continue;
-      const std::vector<unsigned>& fast_nodes = nearest(c.cpu_node, fast_tier);
-      if (fast_nodes.empty()) continue;
-      const std::vector<double>& row = latency_row(c.cpu_node);
-      const double benefit = row[static_cast<unsigned>(c.region->node)] - row[fast_nodes.front()];
+      if (c.cpu_node != last_cpu) {  // regions of one workload share a CPU node
+        const std::vector<unsigned>& fast_nodes = nearest(c.cpu_node, fast_tier);
+        row = &latency_row(c.cpu_node);
+        best_fast = fast_nodes.empty() ? 0 : (*row)[fast_nodes.front()];
+        last_cpu = c.cpu_node;
+      }
+      const double benefit = (*row)[c.node] - best_fast;
       promotion_keys.emplace_back(c.density * std::max(benefit, 1.0), i);
     }
     LazyOrder<Ranked, Better> promotions(std::move(promotion_keys), per_tick_regions);
