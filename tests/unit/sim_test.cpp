@@ -722,6 +722,13 @@ TEST(SimCli, BadArgumentsExitTwoWithUsage) {
     EXPECT_EQ(r.exit_code, 2) << args.back() << ": " << r.err;
     EXPECT_NE(r.err.find("Usage"), std::string::npos) << args.back() << ": " << r.err;
   }
+  // Refused by the model rather than the parser: still a usage error.
+  const test::CommandResult cpuless =
+      test::run_command({kTierSim, "--pages", "64", "--epochs", "2", "--cpu-node", "1"});
+  EXPECT_EQ(cpuless.exit_code, 2) << cpuless.err;
+  EXPECT_NE(cpuless.err.find("CPU node 1 of workload w0 is not a node with CPUs"),
+            std::string::npos)
+      << cpuless.err;
   const test::CommandResult help = test::run_command({kTierSim, "--help"});
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.out.find("Examples:"), std::string::npos);

@@ -53,14 +53,20 @@ std::vector<TraceSample> draw_samples(const Trace& trace, const Distribution& d,
     sum += d.runs[i].p * static_cast<double>(d.runs[i].count);
     cumulative[i] = sum;
   }
+  if (!(sum > 0)) return samples;
   const std::uint64_t lines = std::max<std::uint64_t>(1, trace.page_bytes / 64);
   samples.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
     const double u = rng.unit() * sum;
+    // The first run whose cumulative mass exceeds u has p > 0; when u rounds
+    // up to the total, take the last run with mass.
     auto it = std::upper_bound(cumulative.begin(), cumulative.end(), u);
-    if (it == cumulative.end()) --it;  // u rounded up to sum
-    // Skip zero-probability runs a rounding tie could land on.
-    while (d.runs[static_cast<std::size_t>(it - cumulative.begin())].p <= 0) ++it;
+    if (it == cumulative.end()) {
+      do {
+        --it;
+      } while (it != cumulative.begin() &&
+               d.runs[static_cast<std::size_t>(it - cumulative.begin())].p <= 0);
+    }
     const PageRun& run = d.runs[static_cast<std::size_t>(it - cumulative.begin())];
     const std::uint64_t page = run.first + rng.below(run.count);
     const std::uint64_t line = rng.below(lines);

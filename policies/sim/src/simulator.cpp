@@ -163,18 +163,15 @@ Simulator::Simulator(const Trace& trace, Machine machine, SimOptions options) {
   validate(machine);
   if (trace.epochs.empty()) throw std::invalid_argument("the trace has no epochs");
   if (trace.workloads.empty()) throw std::invalid_argument("the trace has no workloads");
-  const auto check_cpu_node = [&](unsigned node, const std::string& what) {
-    const MachineNode* n = machine.node(node);
-    if (n == nullptr || !n->has_cpus) {
-      throw std::invalid_argument(what + " " + std::to_string(node) +
-                                  " is not a node with CPUs of the machine");
-    }
-  };
   std::vector<unsigned> cpus, first_touch;
   for (const TraceWorkload& w : trace.workloads) {
     auto it = options.workload_cpu_node.find(w.id);
     const unsigned cpu = it == options.workload_cpu_node.end() ? options.cpu_node : it->second;
-    check_cpu_node(cpu, "CPU node of " + w.id);
+    const MachineNode* n = machine.node(cpu);
+    if (n == nullptr || !n->has_cpus) {
+      throw std::invalid_argument("CPU node " + std::to_string(cpu) + " of workload " + w.id +
+                                  " is not a node with CPUs in the machine");
+    }
     cpus.push_back(cpu);
     const unsigned touch = options.first_touch_node.value_or(cpu);
     if (machine.node(touch) == nullptr) {

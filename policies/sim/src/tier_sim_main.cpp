@@ -160,13 +160,15 @@ int run(int argc, char** argv) {
       "  tier-sim --policy static --trace /tmp/phases.trace --fast-bytes 4G\n"
       "  tier-sim --trace mix --size 8G --offline-size 32G --grow-epochs 30 \\\n"
       "           --topology tests/fixtures/sysfs/2s-cxl-hmat\n\n"
-      "Exit status: 0 ok, 1 the simulation failed, 2 bad arguments.");
+      "Exit status: 0 ok, 1 the simulation failed, 2 bad arguments or an invalid trace.");
   Args a;
   const std::string policies = tier::policy::policy_names();
   app.add_option("--policy", a.policy, "Placement policy (" + policies + ")")
       ->capture_default_str();
   app.add_option("--param", a.params, "Policy parameter KEY=VALUE (repeatable)")->type_name("K=V");
-  app.add_option("--trace", a.trace, "uniform | zipf | phases | mix | a trace FILE")
+  app.add_option("--trace", a.trace,
+                 "uniform | zipf | phases | mix | a trace FILE (the generator options are then "
+                 "ignored)")
       ->capture_default_str();
   app.add_option("--pages", a.pages, "Workload size in pages (generators)");
   app.add_option("--size", a.size, "Workload size in bytes (default 16G)")->type_name("BYTES");
@@ -263,6 +265,11 @@ int run(int argc, char** argv) {
     std::cerr << "tier-sim: " << e.what() << "\n";
     return kUsage;
   } catch (const tier::sim::TraceFormatError& e) {
+    std::cerr << "tier-sim: " << e.what() << "\n";
+    return kUsage;
+  } catch (const std::invalid_argument& e) {
+    // An inconsistent trace file or a machine/option the model refuses
+    // (e.g. --cpu-node naming a node without CPUs).
     std::cerr << "tier-sim: " << e.what() << "\n";
     return kUsage;
   } catch (const std::exception& e) {
