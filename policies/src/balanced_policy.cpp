@@ -15,6 +15,7 @@ namespace {
 struct Settings {
   double budget_mbps, low_free_pct, high_free_pct, min_residency_s, backoff_s, hysteresis;
   unsigned bounce_limit;
+  double exchange_min_heat;
 };
 
 // offline data leaves the fast tier first, online last.
@@ -335,7 +336,8 @@ class BalancedPolicy final : public Policy {
       std::optional<unsigned> to = find_room();
       // No room: demote colder non-target data (the hysteresis is in the
       // ranking above) until it fits on a fast node.
-      while (!to) {
+      // Swapping costs two moves: only on evidence above sampling noise.
+      while (!to && c.region->heat >= settings_.exchange_min_heat) {
         const std::optional<std::uint32_t> v = victim(next_victim);
         if (!v || in_target[*v]) break;
         ++next_victim;
@@ -366,15 +368,17 @@ PolicyInfo balanced_policy_info() {
       {{"budget_mbps", 256, 0, 100000, "migration budget per second for all workloads (0 = none)"},
        {"low_free_pct", 2, 0, 50, "demote when a fast node's free memory falls below this %"},
        {"high_free_pct", 4, 0, 60, "promote only while a fast node keeps this % free"},
-       {"min_residency_s", 10, 0, 3600, "a moved region stays at least this long"},
+       {"min_residency_s", 30, 0, 3600, "a moved region stays at least this long"},
        {"backoff_s", 120, 0, 86400, "window for bounce counting, and how long a bouncer is held"},
        {"bounce_limit", 3, 0, 100, "moves within backoff_s that make a region a bouncer"},
-       {"hysteresis", 0.25, 0, 10, "heat advantage a region needs to displace a resident one"}},
+       {"hysteresis", 1, 0, 10, "heat advantage a region needs to displace a resident one"},
+       {"exchange_min_heat", 2, 0, 1e9,
+        "heat (decayed samples) a region needs before colder data is demoted for it"}},
       [](const Params& p) -> std::unique_ptr<Policy> {
         return std::make_unique<BalancedPolicy>(
             Settings{p.at("budget_mbps"), p.at("low_free_pct"), p.at("high_free_pct"),
                      p.at("min_residency_s"), p.at("backoff_s"), p.at("hysteresis"),
-                     static_cast<unsigned>(p.at("bounce_limit"))});
+                     static_cast<unsigned>(p.at("bounce_limit")), p.at("exchange_min_heat")});
       }};
 }
 

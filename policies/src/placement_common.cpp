@@ -112,25 +112,40 @@ void MoveHistory::configure(double min_residency_s, double backoff_s, unsigned b
   bounce_limit_ = bounce_limit;
 }
 
-bool MoveHistory::bouncing(const Region& region, double now_s) const {
-  auto it = entries_.find({region.pid, region.start});
-  if (it == entries_.end() || bounce_limit_ == 0) return false;
-  std::size_t recent = 0;
-  for (double t : it->second.moves) {
-    if (now_s - t < backoff_s_) ++recent;
+template <typename Visit>
+bool MoveHistory::any_block(const Region& region, Visit visit) const {
+  if (region.end <= region.start) return false;
+  const std::uint64_t first = region.start / kBlock, last = (region.end - 1) / kBlock;
+  auto it = entries_.lower_bound({region.pid, first});
+  for (; it != entries_.end() && it->first.first == region.pid && it->first.second <= last; ++it) {
+    if (visit(it->second)) return true;
   }
-  return recent >= bounce_limit_;
+  return false;
+}
+
+bool MoveHistory::bouncing(const Region& region, double now_s) const {
+  if (bounce_limit_ == 0) return false;
+  return any_block(region, [&](const Entry& entry) {
+    std::size_t recent = 0;
+    for (double t : entry.moves) recent += now_s - t < backoff_s_ ? 1 : 0;
+    return recent >= bounce_limit_;
+  });
 }
 
 bool MoveHistory::may_move(const Region& region, double now_s) const {
-  auto it = entries_.find({region.pid, region.start});
-  if (it == entries_.end() || it->second.moves.empty()) return true;
-  if (now_s - it->second.moves.back() < min_residency_s_) return false;
-  return !bouncing(region, now_s);
+  const bool resting = any_block(region, [&](const Entry& entry) {
+    return !entry.moves.empty() && now_s - entry.moves.back() < min_residency_s_;
+  });
+  return !resting && !bouncing(region, now_s);
 }
 
 void MoveHistory::record(const Region& region, double now_s) {
-  entries_[{region.pid, region.start}].moves.push_back(now_s);
+  if (region.end <= region.start) return;
+  for (std::uint64_t b = region.start / kBlock; b <= (region.end - 1) / kBlock; ++b) {
+    std::vector<double>& moves = entries_[{region.pid, b}].moves;
+    // Several regions of one block moving in the same tick count once.
+    if (moves.empty() || moves.back() != now_s) moves.push_back(now_s);
+  }
 }
 
 void MoveHistory::expire(double now_s) {

@@ -69,9 +69,11 @@ class Budget {
   std::optional<std::uint64_t> left_;
 };
 
-/// When each region last moved and how often, keyed by (pid, start).
-/// Regions that moved `bounce_limit` times within `backoff_s` are held for
-/// `backoff_s` after their last move; any region rests `min_residency_s`.
+/// When memory last moved and how often, per 2 MiB block of each process:
+/// regions come and go with the heat map's granules and splits, blocks stay
+/// put, so a region is judged by every block it covers. A block that moved
+/// `bounce_limit` times within `backoff_s` holds its regions for `backoff_s`
+/// after its last move; any moved block rests `min_residency_s`.
 class MoveHistory {
  public:
   void configure(double min_residency_s, double backoff_s, unsigned bounce_limit);
@@ -85,7 +87,10 @@ class MoveHistory {
   struct Entry {
     std::vector<double> moves;  // times, oldest first, within the window
   };
-  std::map<std::pair<pid_t, std::uint64_t>, Entry> entries_;
+  static constexpr std::uint64_t kBlock = std::uint64_t{2} << 20;
+  template <typename Visit>
+  bool any_block(const Region& region, Visit visit) const;
+  std::map<std::pair<pid_t, std::uint64_t>, Entry> entries_;  // (pid, block index)
   double min_residency_s_ = 0, backoff_s_ = 0;
   unsigned bounce_limit_ = 0;
 };
