@@ -49,6 +49,19 @@ std::string room_reason(double hotter, double colder) {
   return text;
 }
 
+// Moves are cut to whole 2 MiB chunks (4 KiB below that) when a region is
+// larger than what a budget or the room on a node allows.
+constexpr std::uint64_t kChunk = std::uint64_t{2} << 20;
+std::uint64_t chunk(std::uint64_t allowed, std::uint64_t region_bytes) {
+  if (allowed >= region_bytes) return region_bytes;
+  const std::uint64_t align = allowed >= kChunk ? kChunk : 4096;
+  return allowed / align * align;
+}
+// A need (bytes to free) rounded up to whole chunks: freeing must cover it.
+std::uint64_t chunks_covering(std::uint64_t need) {
+  return (need + kChunk - 1) / kChunk * kChunk;
+}
+
 // (key, candidate index), best first; ties by index keep plans deterministic.
 using Ranked = std::pair<double, std::uint32_t>;
 struct Better {
@@ -222,39 +235,54 @@ class BalancedPolicy final : public Policy {
       }
     }
 
-    auto emit = [&](std::size_t i, unsigned to, std::string reason) {
+    // Bytes the budgets leave for one more move of candidate i.
+    auto budget_left = [&](std::size_t i) {
+      std::uint64_t left = ~std::uint64_t{0};
+      if (auto global = budget.remaining()) left = *global;
+      if (auto own = workload_budgets[all[i].workload_index].remaining()) {
+        left = std::min(left, *own);
+      }
+      return left;
+    };
+    // Moves the first `bytes` of region i (all of it, or a chunk of it when
+    // a budget or the room left is smaller: a 2 GiB hot range still moves,
+    // a chunk per tick).
+    auto emit = [&](std::size_t i, unsigned to, std::uint64_t bytes, std::string reason) {
       const Candidate& c = all[i];
-      const std::uint64_t bytes = c.region->bytes();
-      plan.moves.push_back(
-          {c.region->pid, c.region->start, c.region->end, to, c.workload->id, std::move(reason)});
+      Region part = *c.region;
+      part.end = part.start + bytes;
+      plan.moves.push_back({part.pid, part.start, part.end, to, c.workload->id, std::move(reason)});
       const bool now_fast = ledger.tier(to) == fast_tier;
-      ledger.move(c.region->node, to, bytes);
+      ledger.move(static_cast<int>(c.node), to, bytes);
       if (c.on_fast && !now_fast) fast_bytes[c.workload_index] -= bytes;
       if (!c.on_fast && now_fast) fast_bytes[c.workload_index] += bytes;
       budget.spend(bytes);
       workload_budgets[c.workload_index].spend(bytes);
-      history_.record(*c.region, snapshot.now_s);
+      history_.record(part, snapshot.now_s);
       moved[i] = 1;
     };
     auto movable = [&](std::size_t i) {
-      const Candidate& c = all[i];
-      return !moved[i] && budget.allows(c.region->bytes()) &&
-             workload_budgets[c.workload_index].allows(c.region->bytes()) &&
-             history_.may_move(*c.region, snapshot.now_s);
+      return !moved[i] &&
+             budget_left(i) >= std::min<std::uint64_t>(kChunk, all[i].region->bytes()) &&
+             history_.may_move(*all[i].region, snapshot.now_s);
     };
-    // Demotion target: the nearest slower node with room above its high mark.
-    auto demote = [&](std::size_t i, const std::string& reason) {
-      if (!movable(i)) return false;
+    // Demotes up to `want` bytes of region i to the nearest slower node with
+    // room above its high mark; returns the bytes moved.
+    auto demote = [&](std::size_t i, std::uint64_t want,
+                      const std::string& reason) -> std::uint64_t {
+      if (!movable(i)) return 0;
       const Candidate& c = all[i];
       for (unsigned t = fast_tier + 1; t <= fast_tier + 8; ++t) {
         for (unsigned node : nearest(c.cpu_node, t)) {
-          if (ledger.fits_above_high(node, c.region->bytes())) {
-            emit(i, node, reason);
-            return true;
-          }
+          const std::uint64_t bytes =
+              chunk(std::min({chunks_covering(want), budget_left(i), ledger.room_above_high(node)}),
+                    c.region->bytes());
+          if (bytes == 0) continue;
+          emit(i, node, bytes, reason);
+          return bytes;
         }
       }
-      return false;
+      return 0;
     };
     // What one tick can move, in regions: how far the lazy orders sort.
     const double per_tick = budget.remaining() ? static_cast<double>(*budget.remaining())
@@ -284,7 +312,8 @@ class BalancedPolicy final : public Policy {
         const std::optional<std::uint32_t> v = victim(k);
         if (!v) break;
         if (all[*v].node != node) continue;
-        demote(*v, "demote: node " + std::to_string(node) + " under its low free watermark");
+        demote(*v, ledger.high(node) - ledger.free(node),
+               "demote: node " + std::to_string(node) + " under its low free watermark");
       }
     }
     // 2. Quotas: a workload over its fast-tier quota gives back its coldest.
@@ -297,9 +326,8 @@ class BalancedPolicy final : public Policy {
       const std::optional<std::uint32_t> v = victim(k);
       if (!v) break;
       const auto& quota = all[*v].workload->quota_bytes;
-      if (quota && fast_bytes[all[*v].workload_index] > *quota) {
-        demote(*v, "demote: over the fast-tier quota");
-      }
+      const std::uint64_t have = fast_bytes[all[*v].workload_index];
+      if (quota && have > *quota) demote(*v, have - *quota, "demote: over the fast-tier quota");
     }
     // 3. Promotion by heat × latency benefit, making room from colder data.
     std::vector<Ranked> promotion_keys;
@@ -321,31 +349,47 @@ class BalancedPolicy final : public Policy {
     LazyOrder<Ranked, Better> promotions(std::move(promotion_keys), per_tick_regions);
     std::size_t next_victim = 0;
     for (std::size_t k = 0; k < promotions.size(); ++k) {
-      if (!budget.allows(min_bytes)) break;
+      if (!budget.allows(std::min<std::uint64_t>(kChunk, min_bytes))) break;
       const std::size_t i = promotions[k].second;
       const Candidate& c = all[i];
       if (!movable(i)) continue;
-      const auto& quota = c.workload->quota_bytes;
-      if (quota && fast_bytes[c.workload_index] + c.region->bytes() > *quota) continue;
-      auto find_room = [&]() -> std::optional<unsigned> {
-        for (unsigned node : nearest(c.cpu_node, fast_tier)) {
-          if (ledger.fits_above_high(node, c.region->bytes())) return node;
-        }
-        return std::nullopt;
-      };
-      std::optional<unsigned> to = find_room();
-      // No room: demote colder non-target data (the hysteresis is in the
-      // ranking above) until it fits on a fast node.
-      // Swapping costs two moves: only on evidence above sampling noise.
-      while (!to && c.region->heat >= settings_.exchange_min_heat) {
-        const std::optional<std::uint32_t> v = victim(next_victim);
-        if (!v || in_target[*v]) break;
-        ++next_victim;
-        if (!budget.allows(c.region->bytes() + all[*v].region->bytes())) break;
-        if (demote(*v, room_reason(c.density, all[*v].density))) to = find_room();
+      std::uint64_t want = std::min(c.region->bytes(), budget_left(i));
+      if (const auto& quota = c.workload->quota_bytes) {
+        const std::uint64_t have = fast_bytes[c.workload_index];
+        want = std::min(want, have >= *quota ? 0 : *quota - have);
       }
-      if (!to || !movable(i)) continue;
-      emit(i, *to, promote_reason(c.density, threshold));
+      if (chunk(want, c.region->bytes()) == 0) continue;
+      auto best_room = [&]() -> std::pair<unsigned, std::uint64_t> {
+        for (unsigned node : nearest(c.cpu_node, fast_tier)) {
+          if (ledger.room_above_high(node) >= std::min(want, kChunk)) {
+            return {node, ledger.room_above_high(node)};
+          }
+        }
+        const auto& fast_nodes = nearest(c.cpu_node, fast_tier);
+        return {fast_nodes.empty() ? 0 : fast_nodes.front(), 0};
+      };
+      auto [to, room] = best_room();
+      // Not enough room: demote colder non-target data (the hysteresis is in
+      // the ranking above) to make it, half the budget each way. Swapping
+      // costs two moves: only on evidence above sampling noise.
+      if (room < want && c.region->heat >= settings_.exchange_min_heat) {
+        want = std::min(want, budget_left(i) / 2);
+        while (room < want) {
+          const std::optional<std::uint32_t> v = victim(next_victim);
+          if (!v || in_target[*v]) break;
+          if (all[*v].node != to) {
+            ++next_victim;
+            continue;
+          }
+          const std::uint64_t freed =
+              demote(*v, want - room, room_reason(c.density, all[*v].density));
+          if (freed == 0 || moved[*v]) ++next_victim;
+          room = ledger.room_above_high(to);
+        }
+      }
+      const std::uint64_t bytes = chunk(std::min({want, room, budget_left(i)}), c.region->bytes());
+      if (bytes == 0 || moved[i]) continue;
+      emit(i, to, bytes, promote_reason(c.density, threshold));
     }
     return plan;
   }

@@ -30,6 +30,10 @@ class NodeLedger {
   /// Room for `bytes` on `node` keeping it at or above its high watermark.
   bool fits_above_high(unsigned node, std::uint64_t bytes) const;
   bool below_low(unsigned node) const { return free(node) < low(node); }
+  /// Free bytes above the high watermark (0 when at or under it).
+  std::uint64_t room_above_high(unsigned node) const {
+    return free(node) > high(node) ? free(node) - high(node) : 0;
+  }
   /// Books a move: `bytes` leave `from` (when known) and land on `to`.
   void move(int from, unsigned to, std::uint64_t bytes);
   std::vector<unsigned> nodes_of_tier(unsigned tier) const;

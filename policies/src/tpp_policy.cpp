@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "placement_common.hpp"
 
@@ -36,14 +37,19 @@ class TppPolicy final : public Policy {
       const int cpu = home_cpu_node(snapshot, w);
       for (const Region& r : w.regions) {
         if (r.node < 0 || !ledger.known(static_cast<unsigned>(r.node))) continue;
-        const Key key{r.pid, r.start};
+        // The kernel judges pages; regions come in any size, so accesses
+        // count per 2 MiB of region and the memory of earlier ticks is kept
+        // per 2 MiB block (regions change shape between ticks, blocks do not).
+        const Key key{r.pid, r.start / kBlock};
+        const double per_block = static_cast<double>(r.accesses) * static_cast<double>(kBlock) /
+                                 static_cast<double>(std::max<std::uint64_t>(r.bytes(), 1));
         // Two accesses within the window: both in this epoch, or one now and
         // one remembered from an earlier tick (the kernel's second hint fault).
         bool hot = false;
-        if (r.accesses > 0) {
+        if (per_block >= 1) {
           auto previous = last_seen_.find(key);
-          hot = r.accesses >= 2 || (previous != last_seen_.end() &&
-                                    snapshot.now_s - previous->second <= settings_.window_s);
+          hot = per_block >= 2 || (previous != last_seen_.end() &&
+                                   snapshot.now_s - previous->second <= settings_.window_s);
           seen_now[key] = snapshot.now_s;
         }
         if (ledger.tier(static_cast<unsigned>(r.node)) == fast_tier) {
@@ -58,14 +64,20 @@ class TppPolicy final : public Policy {
       it = snapshot.now_s - it->second > settings_.window_s ? last_seen_.erase(it) : std::next(it);
     }
 
-    // kswapd's demotion: least recently used first, until free is back at high.
+    // kswapd's demotion: least recently used first. It runs when a fast node
+    // is under its low watermark, or when a promotion found no room there
+    // last tick (the kernel wakes kswapd from the promotion path), and then
+    // frees up to the promotion watermark, above high (the kernel's
+    // WMARK_PROMO), so promotions have room between the two.
     std::stable_sort(fast.begin(), fast.end(), [](const Entry& a, const Entry& b) {
       return a.region->last_access_s < b.region->last_access_s;
     });
     for (unsigned node : ledger.nodes_of_tier(fast_tier)) {
-      if (!ledger.below_low(node)) continue;
+      const bool woken = kswapd_woken_.erase(node) > 0;
+      if (!ledger.below_low(node) && !woken) continue;
+      const std::uint64_t promo = ledger.high(node) + (ledger.high(node) - ledger.low(node));
       for (const Entry& e : fast) {
-        if (ledger.free(node) >= ledger.high(node)) break;
+        if (ledger.free(node) >= promo) break;
         if (static_cast<unsigned>(e.region->node) != node || !budget.allows(e.region->bytes())) {
           continue;
         }
@@ -90,22 +102,32 @@ class TppPolicy final : public Policy {
     // nearest fast node stays above its high watermark.
     for (const Entry& e : hot_slow) {
       if (!budget.allows(e.region->bytes())) break;
-      for (unsigned node : nearest_of_tier(snapshot, ledger, e.cpu_node, fast_tier)) {
-        if (!ledger.fits_above_high(node, e.region->bytes())) continue;
-        plan.moves.push_back({e.region->pid, e.region->start, e.region->end, node, e.workload->id,
-                              "promote: two accesses within the window"});
-        ledger.move(e.region->node, node, e.region->bytes());
-        budget.spend(e.region->bytes());
+      const auto fast_nodes = nearest_of_tier(snapshot, ledger, e.cpu_node, fast_tier);
+      bool placed = false;
+      for (unsigned node : fast_nodes) {
+        // As many whole 2 MiB chunks as fit above the high watermark.
+        const std::uint64_t room = ledger.room_above_high(node);
+        const std::uint64_t bytes =
+            room >= e.region->bytes() ? e.region->bytes() : room / kBlock * kBlock;
+        if (bytes == 0) continue;
+        placed = bytes == e.region->bytes();
+        plan.moves.push_back({e.region->pid, e.region->start, e.region->start + bytes, node,
+                              e.workload->id, "promote: two accesses within the window"});
+        ledger.move(e.region->node, node, bytes);
+        budget.spend(bytes);
         break;
       }
+      if (!placed && !fast_nodes.empty()) kswapd_woken_.insert(fast_nodes.front());
     }
     return plan;
   }
 
  private:
-  using Key = std::pair<pid_t, std::uint64_t>;
+  static constexpr std::uint64_t kBlock = std::uint64_t{2} << 20;
+  using Key = std::pair<pid_t, std::uint64_t>;  // (pid, 2 MiB block)
   Settings settings_;
   std::map<Key, double> last_seen_;  // last tick a region had accesses
+  std::set<unsigned> kswapd_woken_;  // fast nodes a promotion found full
 };
 
 }  // namespace

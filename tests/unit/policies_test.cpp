@@ -111,10 +111,13 @@ TEST(Balanced, UnderPressureDemotesOfflineBeforeOnlineToTheNearestSlowNode) {
   account(s);
   node(s, 0).free_bytes = 10 * MiB;  // under the 2% low watermark (20 MiB)
   Plan plan = make("balanced")->plan(s);
-  ASSERT_EQ(plan.moves.size(), 1u);  // one region brings it over the high mark
+  // One move, of the start of that region: just enough (whole 2 MiB chunks)
+  // to bring node 0 back to its high watermark (4% = 41 MiB free).
+  ASSERT_EQ(plan.moves.size(), 1u);
   EXPECT_EQ(plan.moves[0].workload_id, "off");
   EXPECT_EQ(plan.moves[0].start, start_of(s.workloads[1], 4));
-  EXPECT_EQ(plan.moves[0].target_node, 2u);  // node 2 is nearer node 0's CPUs
+  EXPECT_EQ(plan.moves[0].end - plan.moves[0].start, 32 * MiB);  // 10 + 32 >= 40.96
+  EXPECT_EQ(plan.moves[0].target_node, 2u);                      // node 2 is nearer node 0's CPUs
   EXPECT_NE(plan.moves[0].reason.find("low free watermark"), std::string::npos);
 }
 
@@ -167,13 +170,21 @@ TEST(Balanced, MovesNoMoreThanTheBudgetAllows) {
   Snapshot s = machine();
   s.workloads = {workload("w", "online", 0, 2, {8, 7, 6, 5})};
   account(s);
-  EXPECT_EQ(make("balanced", {{"budget_mbps", 130}})->plan(s).moves.size(), 2u);
+  // Whole regions while the budget lasts, then a 2 MiB-aligned part of the next.
+  auto moved = [](const Plan& plan) {
+    std::uint64_t bytes = 0;
+    for (const Move& m : plan.moves) bytes += m.end - m.start;
+    return bytes;
+  };
+  Plan plan = make("balanced", {{"budget_mbps", 130}})->plan(s);
+  EXPECT_EQ(moved(plan), 130 * MiB);
+  ASSERT_EQ(plan.moves.size(), 3u);
+  EXPECT_EQ(plan.moves[2].end - plan.moves[2].start, 2 * MiB);
   s.budget_mbps = 64;  // the daemon's global budget wins when lower
-  EXPECT_EQ(make("balanced", {{"budget_mbps", 130}})->plan(s).moves.size(), 1u);
-  s.workloads[0].budget_mbps = 0;
+  EXPECT_EQ(moved(make("balanced", {{"budget_mbps", 130}})->plan(s)), 64 * MiB);
   s.budget_mbps = 0;
-  s.workloads[0].budget_mbps = 128;  // per-workload budget
-  EXPECT_EQ(make("balanced", {{"budget_mbps", 0}})->plan(s).moves.size(), 2u);
+  s.workloads[0].budget_mbps = 100;  // per-workload budget
+  EXPECT_EQ(moved(make("balanced", {{"budget_mbps", 0}})->plan(s)), 100 * MiB);
 }
 
 TEST(Balanced, AMovedRegionRestsAndABouncerIsHeld) {
@@ -227,8 +238,10 @@ TEST(Balanced, SameInputsSamePlan) {
 TEST(Tpp, PromotesOnASecondAccessWithinTheWindow) {
   auto policy = make("tpp", {{"window_s", 2}});
   Snapshot s = machine();
+  // Accesses count per 2 MiB block: 32 for a 64 MiB region is one per block.
   s.workloads = {workload("w", "default", 0, 2, {1, 1})};
-  s.workloads[0].regions[1].accesses = 2;  // two accesses in one epoch
+  s.workloads[0].regions[0].accesses = 32;
+  s.workloads[0].regions[1].accesses = 64;  // two per block in one epoch
   account(s);
   s.now_s = 0;
   Plan plan = policy->plan(s);
@@ -245,6 +258,7 @@ TEST(Tpp, OneAccessPerLongerThanTheWindowNeverPromotes) {
   auto policy = make("tpp", {{"window_s", 2}});
   Snapshot s = machine();
   s.workloads = {workload("w", "default", 0, 2, {1})};
+  s.workloads[0].regions[0].accesses = 32;  // one per 2 MiB block each time
   account(s);
   for (double t : {0.0, 5.0, 10.0}) {
     s.now_s = t;
