@@ -9,6 +9,7 @@
 #include "command.hpp"
 #include "tier/doctor.hpp"
 #include "tier/heat/report_json.hpp"
+#include "tier/kernel_tiering.hpp"
 
 namespace tierctl {
 
@@ -62,9 +63,12 @@ int run_doctor(const GlobalOptions& global, const DoctorOptions& options) {
   // The heat sources follow from those features: the same probes
   // `tierctl heat --list-sources` and `--source auto` use.
   const auto sources = tier::heat::probe_sources(root);
+  // What the kernel's own tiering is doing (read only), for coordination.
+  const auto kernel_tiering = tier::read_kernel_tiering(root);
   if (options.json) {
     auto doc = boost::json::parse(tier::doctor::to_json(results)).as_object();
     doc["heat_sources"] = tier::heat::heat_sources_json(sources);
+    doc["kernel_tiering"] = tier::kernel_tiering_json(kernel_tiering);
     std::cout << boost::json::serialize(doc) << "\n";
   } else {
     if (!root.is_live()) {
@@ -75,6 +79,8 @@ int run_doctor(const GlobalOptions& global, const DoctorOptions& options) {
     print_table(std::cout, results);
     std::cout << "\nheat sources:\n";
     tier::heat::print_heat_sources(std::cout, sources);
+    std::cout << "\n";
+    tier::print_kernel_tiering(std::cout, kernel_tiering);
   }
   return kOk;
 }
@@ -92,10 +98,15 @@ void add_doctor_command(CLI::App& app, const GlobalOptions& global, Action& acti
       "BPF checks really load and attach small programs (ebpf/feature_probe.bpf.c), pmu really\n"
       "opens a cycles counter and soft_dirty really runs the clear_refs/pagemap round trip on\n"
       "a page of its own; these need root. Nothing on the machine is changed: no sysctl or\n"
-      "sysfs file is written and DAMON is only read.");
-  cmd->add_flag("--json", options->json,
-                "Print {\"checks\":[{\"name\",\"status\",\"detail\",\"impact\"}...], "
-                "\"heat_sources\":[{\"name\",\"available\",\"reason\"}...]} instead of the tables");
+      "sysfs file is written and DAMON is only read.\n"
+      "A last section, kernel tiering, shows what the kernel does with the tiers by itself:\n"
+      "NUMA balancing mode and knobs, demotion_enabled, running DAMON schemes, interleave "
+      "weights.");
+  cmd->add_flag(
+      "--json", options->json,
+      "Print {\"checks\":[{\"name\",\"status\",\"detail\",\"impact\"}...], "
+      "\"heat_sources\":[{\"name\",\"available\",\"reason\"}...], \"kernel_tiering\":{...}} "
+      "instead of the tables (docs/kernel-tiering.md)");
   cmd->footer(
       "STATUS: ok = tier can use it; missing = the kernel lacks it or has it off;\n"
       "error = the probe could not decide (not root, or a live probe with --root).\n"
