@@ -106,11 +106,11 @@ KernelTiering read_kernel_tiering(const SysRoot& root) {
   return kt;
 }
 
-bool KernelTiering::damon_migrates() const {
-  return !damon_migrating_schemes().empty();
+bool KernelTiering::damon_acts() const {
+  return !damon_acting_schemes().empty();
 }
 
-std::vector<std::string> KernelTiering::damon_migrating_schemes() const {
+std::vector<std::string> KernelTiering::damon_acting_schemes() const {
   std::vector<std::string> out;
   for (const auto& k : damon.kdamonds) {
     if (!k.running()) continue;

@@ -145,11 +145,11 @@ boost::json::object kernel_tiering_json(const KernelTiering& kt) {
   doc["damon"] = damon_json(kt.damon);
   doc["weighted_interleave"] = interleave_json(kt.weighted_interleave);
   json::array migrating;
-  for (auto& line : kt.damon_migrating_schemes()) migrating.push_back(json::string(line));
+  for (auto& line : kt.damon_acting_schemes()) migrating.push_back(json::string(line));
   doc["summary"] = json::object{{"kernel_promotes", kt.kernel_promotes()},
                                 {"kernel_demotes", kt.kernel_demotes()},
-                                {"damon_migrates", !migrating.empty()},
-                                {"damon_migrating_schemes", std::move(migrating)}};
+                                {"damon_acts", !migrating.empty()},
+                                {"damon_acting_schemes", std::move(migrating)}};
   return doc;
 }
 

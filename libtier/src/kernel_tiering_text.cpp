@@ -141,10 +141,10 @@ void print_kernel_tiering(std::ostream& out, const KernelTiering& kt) {
   line(out, "demotion_enabled", demotion);
   print_damon(out, kt.damon);
   print_interleave(out, kt.weighted_interleave);
-  auto migrating = kt.damon_migrating_schemes();
+  auto migrating = kt.damon_acting_schemes();
   std::string summary = "kernel promotes: " + yes_no(kt.kernel_promotes()) +
                         "; kernel demotes: " + yes_no(kt.kernel_demotes()) +
-                        "; DAMON migrates: " + yes_no(!migrating.empty());
+                        "; DAMON acts on pages: " + yes_no(!migrating.empty());
   line(out, "summary", summary);
   for (const auto& m : migrating) line(out, "", "  " + m);
 }

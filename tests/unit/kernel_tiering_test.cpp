@@ -238,8 +238,8 @@ TEST(KernelTiering, DamonKdamondsAndSchemes) {
   EXPECT_EQ(k1.contexts[0].schemes[0].effect(), DamonEffect::reclaim);
 
   // Only the running kdamond's schemes count.
-  EXPECT_TRUE(kt.damon_migrates());
-  EXPECT_EQ(kt.damon_migrating_schemes(),
+  EXPECT_TRUE(kt.damon_acts());
+  EXPECT_EQ(kt.damon_acting_schemes(),
             (std::vector<std::string>{"kdamond 0 context 0 scheme 0: migrate_hot -> node 0",
                                       "kdamond 0 context 0 scheme 1: migrate_cold -> node 2"}));
 
@@ -255,8 +255,8 @@ TEST(KernelTiering, DamonKdamondsAndSchemes) {
   EXPECT_EQ(js[1].at("effect").as_string(), "migrate");
   EXPECT_FALSE(jk[1].at("running").as_bool());
   EXPECT_TRUE(jk[1].at("pid").is_null());
-  EXPECT_TRUE(doc.at("summary").at("damon_migrates").as_bool());
-  EXPECT_EQ(doc.at("summary").at("damon_migrating_schemes").as_array().size(), 2u);
+  EXPECT_TRUE(doc.at("summary").at("damon_acts").as_bool());
+  EXPECT_EQ(doc.at("summary").at("damon_acting_schemes").as_array().size(), 2u);
 }
 
 TEST(KernelTiering, DamonOnlyStatSchemesDoNotMigrate) {
@@ -266,7 +266,7 @@ TEST(KernelTiering, DamonOnlyStatSchemesDoNotMigrate) {
       .file(k0 + "/contexts/0/operations", "vaddr")
       .file(k0 + "/contexts/0/schemes/0/action", "stat");
   KernelTiering kt = tree.read();
-  EXPECT_FALSE(kt.damon_migrates());
+  EXPECT_FALSE(kt.damon_acts());
   EXPECT_FALSE(kt.damon.kdamonds[0].contexts[0].schemes[0].target_nid);  // pre-6.11
 }
 
@@ -288,7 +288,7 @@ TEST(KernelTiering, DamonMigrationDestinations) {
   EXPECT_EQ(scheme.dests[1].node, 3);
   EXPECT_EQ(scheme.dests[0].weight, 3u);
   EXPECT_EQ(
-      kt.damon_migrating_schemes(),
+      kt.damon_acting_schemes(),
       std::vector<std::string>{
           "kdamond 0 context 0 scheme 0: migrate_cold -> node 2 (weight 3) node 3 (weight 1)"});
 }
@@ -306,9 +306,8 @@ TEST(KernelTiering, DamonModules) {
   EXPECT_EQ(kt.damon.modules[0].kdamond_pid, 99);
   EXPECT_EQ(kt.damon.modules[1].name, "damon_lru_sort");
   EXPECT_EQ(kt.damon.modules[1].enabled.value, false);
-  EXPECT_TRUE(kt.damon_migrates());
-  EXPECT_EQ(kt.damon_migrating_schemes(),
-            std::vector<std::string>{"module damon_reclaim: reclaim"});
+  EXPECT_TRUE(kt.damon_acts());
+  EXPECT_EQ(kt.damon_acting_schemes(), std::vector<std::string>{"module damon_reclaim: reclaim"});
 }
 
 // ---- weighted interleave ----
@@ -370,7 +369,7 @@ TEST(KernelTiering, MissingEverythingGivesReasonsForAll) {
   EXPECT_TRUE(contains(kt.weighted_interleave.why_not, "6.9"));
   EXPECT_FALSE(kt.kernel_promotes());
   EXPECT_FALSE(kt.kernel_demotes());
-  EXPECT_FALSE(kt.damon_migrates());
+  EXPECT_FALSE(kt.damon_acts());
 
   auto doc = kernel_tiering_json(kt);
   const auto& why = doc.at("numa_balancing").at("why_not").as_object();
@@ -387,7 +386,7 @@ TEST(KernelTiering, MissingEverythingGivesReasonsForAll) {
   print_kernel_tiering(text, kt);
   EXPECT_TRUE(contains(text.str(), "numa_balancing        unknown: no /proc/sys/kernel/"))
       << text.str();
-  EXPECT_TRUE(contains(text.str(), "DAMON migrates: no")) << text.str();
+  EXPECT_TRUE(contains(text.str(), "DAMON acts on pages: no")) << text.str();
 }
 
 TEST(KernelTiering, GarbageValuesBecomeWhyNotText) {
@@ -429,7 +428,7 @@ TEST(KernelTiering, GarbageValuesBecomeWhyNotText) {
   EXPECT_TRUE(contains(kt.damon.modules.at(0).enabled.why_not, "cannot parse 'sure'"));
   EXPECT_FALSE(kt.kernel_promotes());
   EXPECT_FALSE(kt.kernel_demotes());
-  EXPECT_FALSE(kt.damon_migrates());
+  EXPECT_FALSE(kt.damon_acts());
 
   // Both renderings cope with every value absent.
   json::object doc;
@@ -498,7 +497,7 @@ TEST(KernelTieringCli, DoctorJsonHasTheObject) {
   EXPECT_EQ(kt.at("numa_balancing").at("promote_rate_limit_mbps").to_number<unsigned>(), 1000u);
   EXPECT_TRUE(kt.at("summary").at("kernel_promotes").as_bool());
   EXPECT_TRUE(kt.at("summary").at("kernel_demotes").as_bool());
-  EXPECT_TRUE(kt.at("summary").at("damon_migrates").as_bool());
+  EXPECT_TRUE(kt.at("summary").at("damon_acts").as_bool());
 
   auto text = test::run_command({tierctl, "--root", tree.root().root().string(), "doctor"});
   ASSERT_EQ(text.exit_code, 0) << text.err;

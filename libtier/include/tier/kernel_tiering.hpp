@@ -9,7 +9,7 @@
 // the kernel does not have: every item is a Probed<T> that holds either a
 // value or a `why_not` sentence (file missing and what that means, errno of
 // an unreadable file, or the text that did not parse). The summary
-// (kernel_promotes, kernel_demotes, damon_migrates) is derived from the
+// (kernel_promotes, kernel_demotes, damon_acts) is derived from the
 // values, so it can be computed from a hand-built KernelTiering as well.
 //
 // The kernel's promotion/demotion counters (pgpromote_*, pgdemote_*) are not
@@ -144,10 +144,10 @@ struct KernelTiering {
   bool kernel_demotes() const { return demotion_enabled.value.value_or(false); }
   /// A running kdamond (or an enabled DAMON module) has a scheme whose
   /// action moves pages or steers reclaim: migrate_*, pageout, lru_*, cold.
-  bool damon_migrates() const;
+  bool damon_acts() const;
   /// "kdamond 0 context 0 scheme 1: migrate_cold -> node 2", one per
   /// running scheme (and enabled module) with an effect on placement.
-  std::vector<std::string> damon_migrating_schemes() const;
+  std::vector<std::string> damon_acting_schemes() const;
 };
 
 KernelTiering read_kernel_tiering(const SysRoot& root);

@@ -104,9 +104,9 @@ if kt is not None:
                  [["migrate_cold", 2, "migrate"]])
     summary = kt.get("summary", {})
     c.eq("set: summary", {k: summary.get(k) for k in
-                          ("kernel_promotes", "kernel_demotes", "damon_migrates")},
-         {"kernel_promotes": True, "kernel_demotes": True, "damon_migrates": True})
-    c.eq("set: migrating schemes", summary.get("damon_migrating_schemes"),
+                          ("kernel_promotes", "kernel_demotes", "damon_acts")},
+         {"kernel_promotes": True, "kernel_demotes": True, "damon_acts": True})
+    c.eq("set: migrating schemes", summary.get("damon_acting_schemes"),
          ["kdamond 0 context 0 scheme 0: migrate_cold -> node 2"])
     text = c.file("doctor.set.txt")
     for part in ("kernel tiering:", "2 (memory tiering", "4321 MB/s", "1500 ms",
@@ -118,7 +118,7 @@ after = kernel_tiering("doctor.restored.json")
 if after is not None:
     expect_knobs("restored", after, boot)
     c.eq("restored: kdamonds", after["damon"].get("kdamonds"), [])
-    c.eq("restored: damon_migrates", after["summary"].get("damon_migrates"), False)
+    c.eq("restored: damon_acts", after["summary"].get("damon_acts"), False)
     c.eq("restored: kernel_promotes", after["summary"].get("kernel_promotes"),
          bool((boot["mode"] or 0) & 2))
 
