@@ -347,7 +347,9 @@ class BalancedPolicy final : public Policy {
       promotion_keys.emplace_back(c.density * std::max(benefit, 1.0), i);
     }
     LazyOrder<Ranked, Better> promotions(std::move(promotion_keys), per_tick_regions);
-    std::size_t next_victim = 0;
+    // Each fast node walks the victim order with its own cursor: victims on
+    // another node stay for that node's promotions.
+    std::map<unsigned, std::size_t> next_victim;
     for (std::size_t k = 0; k < promotions.size(); ++k) {
       if (!budget.allows(std::min<std::uint64_t>(kChunk, min_bytes))) break;
       const std::size_t i = promotions[k].second;
@@ -374,16 +376,17 @@ class BalancedPolicy final : public Policy {
       // costs two moves: only on evidence above sampling noise.
       if (room < want && c.region->heat >= settings_.exchange_min_heat) {
         want = std::min(want, budget_left(i) / 2);
+        std::size_t& cursor = next_victim[to];
         while (room < want) {
-          const std::optional<std::uint32_t> v = victim(next_victim);
+          const std::optional<std::uint32_t> v = victim(cursor);
           if (!v || in_target[*v]) break;
           if (all[*v].node != to) {
-            ++next_victim;
+            ++cursor;
             continue;
           }
           const std::uint64_t freed =
               demote(*v, want - room, room_reason(c.density, all[*v].density));
-          if (freed == 0 || moved[*v]) ++next_victim;
+          if (freed == 0 || moved[*v]) ++cursor;
           room = ledger.room_above_high(to);
         }
       }

@@ -42,9 +42,9 @@ Snapshot big_snapshot(std::size_t regions, std::size_t workloads) {
       r.start = 0x100000000ULL + i * kRegion;
       r.end = r.start + kRegion;
       r.node = static_cast<int>(uniform(rng) < 0.25 ? w % 2 : 2 + w % 2);
-      // Zipf-ish: heat ~ 1 / rank over a random order.
-      r.heat = 1.0 / (1.0 + std::floor(uniform(rng) * static_cast<double>(per)));
-      r.accesses = r.heat > 1e-3 ? 2 : 0;
+      // Zipf-ish heat in decayed samples: 1e5 / rank over a random order.
+      r.heat = 1e5 / (1.0 + std::floor(uniform(rng) * static_cast<double>(per)));
+      r.accesses = static_cast<std::uint64_t>(r.heat);
       r.last_access_s = 1000 - uniform(rng) * 100;
     }
     s.workloads.push_back(std::move(state));
