@@ -98,8 +98,16 @@ class TppPolicy final : public Policy {
         budget.spend(e.region->bytes());
       }
     }
-    // Promotion in the order the faults come (address order here), while the
-    // nearest fast node stays above its high watermark.
+    // Promotion in the order the faults come: memory touched more often
+    // faults first, so the kernel's promotion stream is led by the hottest
+    // pages (accesses per byte, most first; address order breaks ties),
+    // while the nearest fast node stays above its high watermark.
+    auto per_block = [](const Entry& e) {
+      return static_cast<double>(e.region->accesses) /
+             static_cast<double>(std::max<std::uint64_t>(e.region->bytes(), 1));
+    };
+    std::stable_sort(hot_slow.begin(), hot_slow.end(),
+                     [&](const Entry& a, const Entry& b) { return per_block(a) > per_block(b); });
     for (const Entry& e : hot_slow) {
       if (!budget.allows(e.region->bytes())) break;
       const auto fast_nodes = nearest_of_tier(snapshot, ledger, e.cpu_node, fast_tier);
