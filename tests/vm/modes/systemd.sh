@@ -15,6 +15,12 @@ MODE_ROOTFS=debian
 # the crypto API for crc32c, which no module dependency pulls in).
 MODE_MODULES="virtio_blk ext4 crc32c_generic"
 MODE_CMDLINE="vmtest.root=/dev/vda"
+# One TCG thread, as the numa mode (see modes/numa.sh): `tierctl doctor`
+# attaches and detaches BPF/perf probes, the kernel re-patches the static
+# keys behind them (perf_sched_delayed, text_poke_bp) and multi-threaded TCG
+# once ran a stale int3 in __schedule here ("Oops: int3", a guest panic, in
+# one CI rehearsal of six).
+MODE_TCG_THREAD=single
 # snapshot=on: the guest's writes go to a temporary overlay, never to the
 # cached image. QEMU reads a doubled comma as a literal one in a file name.
 _rootfs=$(rootfs_image)
