@@ -29,6 +29,14 @@ std::vector<Desired> desired(const Config& config) {
           {"demotion_enabled", kDemotionEnabled, demotion}};
 }
 
+// Writes one value; false (errno kept) when the kernel refuses it.
+bool write_knob(const std::filesystem::path& file, const std::string& value) {
+  std::ofstream out(file);
+  out << value << "\n";
+  out.flush();
+  return static_cast<bool>(out);
+}
+
 }  // namespace
 
 KernelSettings::KernelSettings(tier::SysRoot root) : root_(std::move(root)) {}
@@ -64,10 +72,7 @@ std::optional<std::string> KernelSettings::set(const std::string& knob, const st
   if (found != changes_.end() && found->second.applied == value && *current == value) {
     return std::nullopt;  // already as asked
   }
-  std::ofstream out(root_.path(path));
-  out << value << "\n";
-  out.flush();
-  if (!out) {
+  if (!write_knob(root_.path(path), value)) {
     return knob + ": writing '" + value + "' to " + path + " failed: " + std::strerror(errno);
   }
   // The first write records the original; later ones keep it.
@@ -85,10 +90,7 @@ std::optional<std::string> KernelSettings::restore(const std::string& knob,
   auto found = changes_.find(knob);
   if (found == changes_.end()) return std::nullopt;
   const KernelChange change = found->second;
-  std::ofstream out(root_.path(change.path));
-  out << change.original << "\n";
-  out.flush();
-  if (!out) {
+  if (!write_knob(root_.path(change.path), change.original)) {
     return knob + ": restoring '" + change.original + "' to " + change.path +
            " failed: " + std::strerror(errno);
   }

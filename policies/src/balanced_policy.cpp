@@ -123,11 +123,9 @@ class BalancedPolicy final : public Policy {
     history_.expire(snapshot.now_s);
     NodeLedger ledger(snapshot, settings_.low_free_pct, settings_.high_free_pct);
     if (ledger.nodes().empty()) return plan;
-    unsigned fast_tier = ~0U, max_node = 0;
-    for (unsigned node : ledger.nodes()) {
-      fast_tier = std::min(fast_tier, ledger.tier(node));
-      max_node = std::max(max_node, node);
-    }
+    const unsigned fast_tier = ledger.fastest_tier();
+    unsigned max_node = 0;
+    for (unsigned node : ledger.nodes()) max_node = std::max(max_node, node);
     // Per-node facts as flat tables: the loops below touch them per region.
     std::vector<std::int8_t> on_fast_node(max_node + 1, -1);  // -1 unknown node
     for (unsigned node : ledger.nodes()) on_fast_node[node] = ledger.tier(node) == fast_tier;

@@ -63,6 +63,12 @@ std::vector<unsigned> NodeLedger::nodes_of_tier(unsigned tier_rank) const {
   return out;
 }
 
+unsigned NodeLedger::fastest_tier() const {
+  unsigned fastest = ~0U;
+  for (const auto& [id, entry] : nodes_) fastest = std::min(fastest, entry.state.tier);
+  return nodes_.empty() ? 0 : fastest;
+}
+
 std::vector<unsigned> NodeLedger::nodes() const {
   std::vector<unsigned> out;
   for (const auto& [id, entry] : nodes_) out.push_back(id);

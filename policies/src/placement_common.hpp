@@ -37,6 +37,8 @@ class NodeLedger {
   /// Books a move: `bytes` leave `from` (when known) and land on `to`.
   void move(int from, unsigned to, std::uint64_t bytes);
   std::vector<unsigned> nodes_of_tier(unsigned tier) const;
+  /// The lowest tier rank any node has (the fast tier); 0 without nodes.
+  unsigned fastest_tier() const;
   std::vector<unsigned> nodes() const;
 
  private:

@@ -22,8 +22,7 @@ class TppPolicy final : public Policy {
     Plan plan;
     NodeLedger ledger(snapshot, settings_.low_free_pct, settings_.high_free_pct);
     if (ledger.nodes().empty()) return plan;
-    unsigned fast_tier = ~0U;
-    for (unsigned node : ledger.nodes()) fast_tier = std::min(fast_tier, ledger.tier(node));
+    const unsigned fast_tier = ledger.fastest_tier();
     Budget budget(settings_.budget_mbps, snapshot.budget_mbps, snapshot.tick_s);
 
     struct Entry {

@@ -14,6 +14,7 @@
 #include <prometheus/counter.h>
 #include <prometheus/registry.h>
 
+#include "http_get.hpp"
 #include "metrics/cumulative_counter.hpp"
 #include "metrics/metrics.hpp"
 #include "test_support.hpp"
@@ -89,39 +90,10 @@ TEST(CumulativeCounter, CountsGrowthAndRestartsFromZero) {
 
 // ---- scrapes --------------------------------------------------------------
 
-// The parts of an HTTP response the tests look at.
-struct HttpResponse {
-  std::string status_line;
-  std::string body;
-};
+using tier::test::HttpResponse;
 
-// One GET over a plain socket (HTTP/1.0: the server closes when done).
 HttpResponse http_get(const ListenAddress& address, const std::string& path) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) throw std::runtime_error("socket: " + std::string(std::strerror(errno)));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(address.port);
-  inet_pton(AF_INET, address.host.c_str(), &addr.sin_addr);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    const std::string why = std::strerror(errno);
-    ::close(fd);
-    throw std::runtime_error("connect " + address.to_string() + ": " + why);
-  }
-  const std::string request =
-      "GET " + path + " HTTP/1.0\r\nHost: " + address.to_string() + "\r\nConnection: close\r\n\r\n";
-  ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
-  std::string raw;
-  char buffer[4096];
-  for (ssize_t n; (n = ::recv(fd, buffer, sizeof buffer, 0)) > 0;) {
-    raw.append(buffer, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
-  HttpResponse response;
-  response.status_line = raw.substr(0, raw.find("\r\n"));
-  const auto body = raw.find("\r\n\r\n");
-  if (body != std::string::npos) response.body = raw.substr(body + 4);
-  return response;
+  return tier::test::http_get(address.host, address.port, path);
 }
 
 // "name{labels}" → value, for every sample line of an exposition.

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "http_get.hpp"
 #include "tierd_harness.hpp"
 
 namespace tier::test {
@@ -368,11 +369,12 @@ TEST_F(Tierd, MetricsAreServedAndPassPromtool) {
       std::string(tierd.result("status").at("config").at("metrics").as_string());
   ASSERT_NE(address, "off");
   const fs::path scrape = dir_.path() / "scrape.txt";
+  const std::string host = address.substr(0, address.rfind(':'));
+  const auto port = static_cast<std::uint16_t>(std::stoi(address.substr(address.rfind(':') + 1)));
   ASSERT_TRUE(eventually([&] {
-    CommandResult curl =
-        run_command({"curl", "-sf", "-o", scrape.string(), "http://" + address + "/metrics"});
-    return curl.exit_code == 0 &&
-           read_text_file(scrape).find("tier_workload_resident_bytes{") != std::string::npos;
+    HttpResponse response = http_get(host, port, "/metrics");
+    write_text_file(scrape, response.body);
+    return response.body.find("tier_workload_resident_bytes{") != std::string::npos;
   })) << read_text_file(scrape);
   const std::string text = read_text_file(scrape);
   EXPECT_NE(text.find("tier_node_memory_bytes{"), std::string::npos);
