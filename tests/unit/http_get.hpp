@@ -22,8 +22,7 @@ struct HttpResponse {
 };
 
 // HTTP/1.0: the server closes when done. Throws when it cannot connect.
-inline HttpResponse http_get(const std::string& host, std::uint16_t port,
-                             const std::string& path) {
+inline HttpResponse http_get(const std::string& host, std::uint16_t port, const std::string& path) {
   const std::string where = host + ":" + std::to_string(port);
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) throw std::runtime_error("socket: " + std::string(std::strerror(errno)));
