@@ -16,8 +16,9 @@ namespace json = boost::json;
 
 struct PolicyOptions {
   bool json = false;
-  std::string name;                 // set
-  std::vector<std::string> params;  // set: KEY=VALUE
+  std::string name;                     // set
+  std::vector<std::string> params;      // set: --param KEY=VALUE
+  std::vector<std::string> positional;  // set: KEY=VALUE after the name
 };
 
 /// "true"/"false" -> bool, an integer -> int64, a finite decimal -> double,
@@ -52,7 +53,7 @@ json::object parse_params(const std::vector<std::string>& items) {
   for (const auto& item : items) {
     auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0) {
-      throw UsageError("--param '" + item + "': expected KEY=VALUE, e.g. --param max_mbps=200");
+      throw UsageError("--param '" + item + "': expected KEY=VALUE, e.g. --param budget_mbps=200");
     }
     std::string key = item.substr(0, eq);
     if (params.contains(key)) throw UsageError("--param " + key + " given twice");
@@ -110,7 +111,9 @@ int run_get(const GlobalOptions& global, const PolicyOptions& options) {
 
 int run_set(const GlobalOptions& global, const PolicyOptions& options) {
   json::object request{{"name", options.name}};
-  if (!options.params.empty()) request["params"] = parse_params(options.params);
+  std::vector<std::string> all = options.positional;
+  all.insert(all.end(), options.params.begin(), options.params.end());
+  if (!all.empty()) request["params"] = parse_params(all);
   return run_daemon_method(global, "policy.set", request, options.json,
                            [](std::ostream& out, const json::value& result) {
                              out << "policy set.\n";
@@ -130,7 +133,7 @@ void add_policy_command(CLI::App& app, const GlobalOptions& global, Action& acti
       "Examples:\n"
       "  tierctl policy\n"
       "  tierctl policy set static\n"
-      "  tierctl policy set hot-promote --param max_mbps=200 --param dry_run=true");
+      "  tierctl policy set balanced budget_mbps=512 min_residency_s=10");
   cmd->add_flag("--json", options->json, "Print the policy.get result as is (docs/api.md)");
 
   CLI::App* get = cmd->add_subcommand("get", "Show the running policy and the available ones");
@@ -146,8 +149,19 @@ void add_policy_command(CLI::App& app, const GlobalOptions& global, Action& acti
       "running policy when they are wrong.\n\n"
       "Examples:\n"
       "  tierctl policy set static\n"
-      "  tierctl policy set hot-promote --param max_mbps=200 --param dry_run=true");
+      "  tierctl policy set balanced budget_mbps=512 min_residency_s=10\n"
+      "  tierctl policy set balanced --param budget_mbps=512");
   set->add_option("NAME", options->name, "Policy name (see `tierctl policy`)")->required();
+  set->add_option("KEY=VALUE", options->positional, "Policy parameters, as --param takes them")
+      ->check(CLI::Validator(
+          [](std::string& item) -> std::string {
+            auto eq = item.find('=');
+            if (eq == std::string::npos || eq == 0) {
+              return "expected KEY=VALUE, e.g. budget_mbps=200";
+            }
+            return {};
+          },
+          ""));
   set->add_option("--param", options->params, "A policy parameter (repeatable)")
       ->type_name("KEY=VALUE")
       ->allow_extra_args(false)
@@ -155,7 +169,7 @@ void add_policy_command(CLI::App& app, const GlobalOptions& global, Action& acti
           [](std::string& item) -> std::string {
             auto eq = item.find('=');
             if (eq == std::string::npos || eq == 0) {
-              return "expected KEY=VALUE, e.g. --param max_mbps=200";
+              return "expected KEY=VALUE, e.g. --param budget_mbps=200";
             }
             return {};
           },

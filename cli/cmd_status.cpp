@@ -29,6 +29,56 @@ std::string state_of(const json::value& status) {
   return "-";
 }
 
+// Per workload: where its memory is, how much of it (and of its sampled
+// accesses) is on the fast tier, what tierd moved and why.
+void render_placement(std::ostream& out, const json::value* placement) {
+  if (placement == nullptr || !placement->is_object()) return;
+  out << "placement:   kernel_tiering " << text(field(placement, "kernel_tiering"))
+      << ", heat source " << text(field(placement, "heat_source")) << ", "
+      << text(field(placement, "moves_executed")) << " move batches carried out, "
+      << text(field(placement, "moves_withheld")) << " planned moves withheld";
+  const json::value* withheld = field(placement, "last_withheld_reason");
+  if (withheld != nullptr && withheld->is_string() && !withheld->get_string().empty()) {
+    out << " (last: " << text(withheld) << ")";
+  }
+  out << "\n";
+  const json::value* kernel = field(placement, "kernel_moves_since_start");
+  out << "  kernel's own moves since start: " << text(field(kernel, "promoted_pages"))
+      << " pages promoted, " << text(field(kernel, "demoted_pages")) << " demoted\n";
+  const json::array& workloads = elements(field(placement, "workloads"));
+  if (workloads.empty()) return;
+  Table table({"workload", "class", "fast", "heat on fast", "tier 0", "lower tiers", "promoted",
+               "demoted", "heat source"},
+              {2, 3, 4, 5, 6, 7});
+  for (const json::value& w : workloads) {
+    double lower = 0;
+    const json::value* tiers = field(&w, "resident_bytes_by_tier");
+    if (tiers != nullptr && tiers->is_object()) {
+      for (const auto& tier : tiers->get_object()) {
+        if (tier.key() != "0") lower += number(&tier.value()).value_or(0);
+      }
+    }
+    const json::value* source = field(&w, "heat_source");
+    table.add(
+        {text(field(&w, "name")) + " (" + text(field(&w, "id")) + ")", text(field(&w, "class")),
+         percent(field(&w, "fast_share")), percent(field(&w, "heat_fast_share")),
+         human_bytes(field(field(&w, "resident_bytes_by_tier"), "0")), human_bytes(lower),
+         human_bytes(field(&w, "promoted_bytes")), human_bytes(field(&w, "demoted_bytes")),
+         source != nullptr && source->is_string() && !source->get_string().empty() ? text(source)
+                                                                                   : "-"});
+  }
+  table.print(out, "  ");
+  for (const json::value& w : workloads) {
+    if (const json::value* error = field(&w, "heat_error")) {
+      out << "  " << text(field(&w, "id")) << ": no heat: " << text(error) << "\n";
+    }
+    const json::array& reasons = elements(field(&w, "last_reasons"));
+    if (reasons.empty()) continue;
+    out << "  " << text(field(&w, "id")) << " last moves:\n";
+    for (const json::value& reason : reasons) out << "    " << text(&reason) << "\n";
+  }
+}
+
 void render_status(std::ostream& out, const json::value& status) {
   const json::value* daemon = field(&status, "daemon");
   out << (daemon != nullptr && daemon->is_string() ? text(daemon) : std::string("tierd"));
@@ -68,6 +118,8 @@ void render_status(std::ostream& out, const json::value& status) {
     }
     table.print(out, "  ");
   }
+
+  render_placement(out, field(&status, "placement"));
 
   const json::value* kernel = field(&status, "kernel");
   if (kernel != nullptr && kernel->is_object() && !kernel->get_object().empty()) {

@@ -11,6 +11,7 @@
 
 #include "default_config.hpp"
 #include "metrics/listen_address.hpp"
+#include "tier/heat/selection.hpp"
 
 namespace tierd {
 
@@ -24,6 +25,7 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& schema() {
       {"metrics", {"listen"}},
       {"policy", {"name", "params", "tick_ms", "paused"}},
       {"kernel", {"numa_balancing", "demotion_enabled"}},
+      {"placement", {"kernel_tiering", "heat_source"}},
       {"workloads", {"watch", "rule"}},
       {"workloads.watch", {"parent", "class", "priority", "pool", "quota"}},
       {"workloads.rule", {"match", "class", "priority", "pool", "quota"}},
@@ -36,8 +38,8 @@ const std::vector<std::string>& keys_of(const std::string& table) {
   for (const auto& [name, keys] : schema()) {
     if (name == table) return keys;
   }
-  static const std::vector<std::string> top{"daemon", "metrics",   "policy",
-                                            "kernel", "workloads", "topology"};
+  static const std::vector<std::string> top{"daemon",    "metrics",   "policy",  "kernel",
+                                            "placement", "workloads", "topology"};
   return top;
 }
 
@@ -182,6 +184,33 @@ void read_kernel(const toml::table& table, const std::string& origin, Config& co
   }
 }
 
+void read_placement_section(const toml::table& table, const std::string& origin, Config& config) {
+  TableReader reader(table, origin, "placement", "placement.");
+  std::string mode = to_string(config.kernel_tiering);
+  reader.checked("kernel_tiering", mode, [](const std::string& text) {
+    if (!parse_kernel_tiering(text)) {
+      throw std::invalid_argument("expected \"own\", \"coexist\" or \"observe\"");
+    }
+  });
+  config.kernel_tiering = *parse_kernel_tiering(mode);
+  // `own` writes the kernel's tiering knobs itself; a [kernel] value beside it
+  // would be overwritten, so the combination is refused rather than ignored.
+  if (config.kernel_tiering == KernelTiering::own &&
+      (config.numa_balancing || config.demotion_enabled)) {
+    reader.fail(*reader.get("kernel_tiering"), "kernel_tiering",
+                "\"own\" sets kernel.numa_balancing and kernel.demotion_enabled itself; "
+                "leave them \"keep\" or use \"coexist\"");
+  }
+  reader.checked("heat_source", config.heat_source, [](const std::string& name) {
+    if (name == "auto" || name == "off") return;
+    const auto& names = tier::heat::source_names();
+    if (std::find(names.begin(), names.end(), name) != names.end()) return;
+    std::string known = "auto, off";
+    for (std::string_view n : names) known += ", " + std::string(n);
+    throw std::invalid_argument("unknown heat source '" + name + "' (sources: " + known + ")");
+  });
+}
+
 // The fields watches and rules share.
 template <typename Entry>
 void read_placement(const TableReader& reader, Entry& entry) {
@@ -323,6 +352,25 @@ std::string describe(const std::vector<Entry>& entries) {
 
 }  // namespace
 
+const char* to_string(KernelTiering mode) {
+  switch (mode) {
+    case KernelTiering::own:
+      return "own";
+    case KernelTiering::coexist:
+      return "coexist";
+    case KernelTiering::observe:
+      return "observe";
+  }
+  return "?";
+}
+
+std::optional<KernelTiering> parse_kernel_tiering(const std::string& text) {
+  if (text == "own") return KernelTiering::own;
+  if (text == "coexist") return KernelTiering::coexist;
+  if (text == "observe") return KernelTiering::observe;
+  return std::nullopt;
+}
+
 const char* embedded_default_config() {
   return kDefaultConfigToml;
 }
@@ -339,9 +387,13 @@ Config parse_config(const std::string& text, const std::string& origin) {
   Config config;
   using Section = void (*)(const toml::table&, const std::string&, Config&);
   // [policy] before nothing else depends on order; listed as documented.
-  const std::pair<const char*, Section> sections[] = {
-      {"daemon", read_daemon}, {"metrics", read_metrics},     {"policy", read_policy},
-      {"kernel", read_kernel}, {"workloads", read_workloads}, {"topology", read_topology}};
+  const std::pair<const char*, Section> sections[] = {{"daemon", read_daemon},
+                                                      {"metrics", read_metrics},
+                                                      {"policy", read_policy},
+                                                      {"kernel", read_kernel},
+                                                      {"placement", read_placement_section},
+                                                      {"workloads", read_workloads},
+                                                      {"topology", read_topology}};
   for (const auto& [name, read] : sections) {
     if (const toml::table* table = subtable(root, name, origin)) read(*table, origin, config);
   }
@@ -390,6 +442,9 @@ std::vector<std::string> config_changes(const Config& before, const Config& afte
   compare("kernel.numa_balancing", describe(before.numa_balancing), describe(after.numa_balancing));
   compare("kernel.demotion_enabled", describe(before.demotion_enabled),
           describe(after.demotion_enabled));
+  compare("placement.kernel_tiering", to_string(before.kernel_tiering),
+          to_string(after.kernel_tiering));
+  compare("placement.heat_source", before.heat_source, after.heat_source);
   compare("workloads.watch", describe(before.watches), describe(after.watches));
   compare("workloads.rule", describe(before.rules), describe(after.rules));
   compare("topology.root", before.topology_root, after.topology_root);

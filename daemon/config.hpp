@@ -15,6 +15,12 @@
 
 namespace tierd {
 
+/// Who moves pages between tiers (docs/kernel-tiering.md): tierd alone, tierd
+/// beside the kernel's own promotion, or nobody (sample and report only).
+enum class KernelTiering { own, coexist, observe };
+const char* to_string(KernelTiering mode);
+std::optional<KernelTiering> parse_kernel_tiering(const std::string& text);
+
 struct Config {
   // [daemon]
   std::string socket = "/run/tier/tierd.sock";
@@ -31,6 +37,9 @@ struct Config {
   // [kernel]: nullopt = leave the kernel's value alone ("keep").
   std::optional<int> numa_balancing;
   std::optional<bool> demotion_enabled;
+  // [placement]
+  KernelTiering kernel_tiering = KernelTiering::coexist;
+  std::string heat_source = "auto";  // a heat source name, "auto" or "off"
   // [workloads]
   std::vector<CgroupWatch> watches;
   std::vector<ProcessRule> rules;

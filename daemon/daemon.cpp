@@ -136,6 +136,9 @@ void Daemon::start() {
   server_->start();
 
   sample_epoch();  // first figures before anyone asks
+  // After the kernel settings: `auto` probes the sources with NUMA balancing
+  // as `own` left it.
+  start_placement();
   save_state();
   const auto now = std::chrono::steady_clock::now();
   next_epoch_ = now + std::chrono::milliseconds(config_.epoch_ms);
@@ -169,6 +172,7 @@ void Daemon::stop(int signal) {
   epoch_timer_.cancel();
   tick_timer_.cancel();
   if (server_) server_->stop();
+  placement_.reset();  // no move in flight, every heat source stopped
   std::vector<std::string> restored;
   warn_lines(kernel_.restore_all(&restored), "kernel: ");
   log_lines(restored, "kernel: ");
@@ -228,8 +232,12 @@ std::vector<std::string> Daemon::reload() {
     warn_lines(kernel_.apply(next, &applied), "kernel: ");
     log_lines(applied, "kernel: ");
     registry_.configure(next.watches, next.rules);
+    const bool restart_placement = next.heat_source != config_.heat_source ||
+                                   next.epoch_ms != config_.epoch_ms ||
+                                   topology_summary(*topology) != topology_summary(*topology_);
     topology_ = std::move(topology);
     config_ = std::move(next);
+    if (restart_placement) start_placement();
     save_state();
     // After apply_log_level: shows up exactly when the new level allows it.
     log::debug() << "reload: topology re-read, " << topology_summary(*topology_);

@@ -27,6 +27,7 @@
 #include "kernel_settings.hpp"
 #include "metrics/metrics.hpp"
 #include "options.hpp"
+#include "placement/placement_worker.hpp"
 #include "residency_scanner.hpp"
 #include "service_notifier.hpp"
 #include "tier/node_usage.hpp"
@@ -72,6 +73,14 @@ class Daemon {
   tier::policy::Snapshot policy_snapshot() const;
   std::vector<WorkloadPlacement> placements() const;
 
+  // --- placement: heat, moves, what they did (placement_state.cpp) ---
+  void start_placement();
+  void take_heat(std::vector<WorkloadHeatView> views);
+  void take_moves(std::vector<MoveOutcome> outcomes);
+  void note_withheld(const std::vector<WithheldMove>& withheld);
+  boost::json::value placement_json() const;
+  std::vector<std::vector<double>> latency_matrix() const;
+
   // --- control methods (control_methods.cpp) ---
   void add_control_methods();
   boost::json::value workloads_json() const;
@@ -108,6 +117,7 @@ class Daemon {
   std::unique_ptr<ControlServer> server_;
   std::unique_ptr<HeatWorker> heat_;
   std::unique_ptr<ResidencyScanner> residency_scanner_;
+  std::unique_ptr<PlacementWorker> placement_;
 
   // Policy and its counters.
   std::string policy_name_;
@@ -128,6 +138,20 @@ class Daemon {
   };
   std::deque<Dropped> dropped_;
   std::uint64_t dropped_total_ = 0;
+
+  // Placement: the worker's last view of each workload, and what tierd's
+  // moves did per workload since start.
+  std::map<std::string, WorkloadHeatView> heat_views_;
+  struct MoveStats {
+    std::uint64_t promoted_bytes = 0, demoted_bytes = 0;
+    std::uint64_t promoted_pages = 0, demoted_pages = 0;
+    std::uint64_t failed_pages = 0;        // busy, no memory, permission, other
+    std::deque<std::string> last_reasons;  // newest last, a few kept
+  };
+  std::map<std::string, MoveStats> move_stats_;
+  std::uint64_t moves_executed_ = 0, moves_withheld_ = 0;
+  std::string last_withheld_reason_;
+  std::map<std::string, std::uint64_t> vmstat_at_start_;  // the kernel's own moves since start
 
   struct ReloadNote {
     bool ok = true;

@@ -13,6 +13,7 @@ namespace {
 
 constexpr const char* kNumaBalancing = "/proc/sys/kernel/numa_balancing";
 constexpr const char* kDemotionEnabled = "/sys/kernel/mm/numa/demotion_enabled";
+constexpr const char* kPromoteRateLimit = "/proc/sys/kernel/numa_balancing_promote_rate_limit_MBps";
 
 // What a knob should be set to, or nullopt for "keep".
 struct Desired {
@@ -21,12 +22,28 @@ struct Desired {
   std::optional<std::string> value;
 };
 
+// With kernel_tiering = "own" tierd decides every move, so the kernel's own
+// promotion and demotion are turned off. The one exception is the hint-fault
+// heat source (bpf-fault): it needs NUMA balancing to scan, so the mode becomes
+// 2 with a promotion rate limit of 0, which holds kernel promotion off only
+// while the fast node is short of free memory (environment.md, measured);
+// kernel promotions that still happen are counted and reported.
 std::vector<Desired> desired(const Config& config) {
-  std::optional<std::string> balancing, demotion;
+  std::optional<std::string> balancing, demotion, rate_limit;
   if (config.numa_balancing) balancing = std::to_string(*config.numa_balancing);
   if (config.demotion_enabled) demotion = *config.demotion_enabled ? "true" : "false";
+  if (config.kernel_tiering == KernelTiering::own) {
+    demotion = "false";
+    if (config.heat_source == "bpf-fault") {
+      balancing = "2";
+      rate_limit = "0";
+    } else {
+      balancing = "0";
+    }
+  }
   return {{"numa_balancing", kNumaBalancing, balancing},
-          {"demotion_enabled", kDemotionEnabled, demotion}};
+          {"demotion_enabled", kDemotionEnabled, demotion},
+          {"numa_balancing_promote_rate_limit_MBps", kPromoteRateLimit, rate_limit}};
 }
 
 // Writes one value; false (errno kept) when the kernel refuses it.

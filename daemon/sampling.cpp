@@ -55,6 +55,15 @@ void Daemon::sample_epoch() {
   refresh_workloads(static_cast<std::int64_t>(std::time(nullptr)));
   metrics_->update_workloads(*topology_, placements());
   scan_residency();
+  if (placement_) {
+    std::vector<WatchedWorkload> watched;
+    for (const Workload& workload : registry_.workloads()) {
+      std::vector<pid_t> pids = registry_.pids_of(workload);
+      if (pids.size() > kMaxPidsPerWorkload) pids.resize(kMaxPidsPerWorkload);
+      watched.push_back({workload.id, std::move(pids)});
+    }
+    placement_->set_workloads(std::move(watched));
+  }
 }
 
 void Daemon::refresh_workloads(std::int64_t now_unix_s) {
@@ -67,6 +76,8 @@ void Daemon::refresh_workloads(std::int64_t now_unix_s) {
     log::info() << "workload " << dropped.workload.id << " (" << dropped.workload.name
                 << ") dropped: " << dropped.reason;
     record_dropped(dropped, now_unix_s);
+    move_stats_.erase(dropped.workload.id);
+    heat_views_.erase(dropped.workload.id);
   }
   if (!changed.added.empty() || !changed.dropped.empty()) save_state();
 }
@@ -111,6 +122,8 @@ tier::policy::Snapshot Daemon::policy_snapshot() const {
   tier::policy::Snapshot snapshot;
   snapshot.topology = topology_.get();
   snapshot.now_s = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+  snapshot.tick_s = config_.tick_ms / 1000.0;
+  snapshot.latency_ns = latency_matrix();
   if (memory_) {
     for (const tier::NodeMemory& node : memory_->nodes) {
       const tier::Node* known = topology_->node(node.node);
@@ -128,6 +141,10 @@ tier::policy::Snapshot Daemon::policy_snapshot() const {
     if (auto found = residency_.find(workload.id); found != residency_.end()) {
       state.resident_bytes_by_node = found->second;
     }
+    if (auto view = heat_views_.find(workload.id); view != heat_views_.end()) {
+      state.regions = view->second.regions;
+      state.cpu_nodes = view->second.cpu_nodes;
+    }
     if (workload.quota.bytes) {
       state.quota_bytes = workload.quota.bytes;
     } else if (workload.quota.percent) {
@@ -143,18 +160,16 @@ tier::policy::Snapshot Daemon::policy_snapshot() const {
 
 void Daemon::policy_tick() {
   const Clock::time_point started = Clock::now();
-  tier::policy::Plan plan = policy_->plan(policy_snapshot());
+  const tier::policy::Snapshot snapshot = policy_snapshot();
+  tier::policy::Plan plan = policy_->plan(snapshot);
   const auto elapsed = std::chrono::duration<double>(Clock::now() - started);
   metrics_->observe_policy_tick(elapsed);
   ++ticks_;
   last_tick_ms_ = elapsed.count() * 1000;
   planned_moves_ = plan.moves.size();
-  if (!plan.moves.empty()) {
-    // Only `static` exists so far and it plans nothing; executing moves
-    // (PageMover, budgets) arrives with the placement policies.
-    log::warn() << "policy " << policy_name_ << " planned " << plan.moves.size()
-                << " move(s); this tierd does not execute moves yet";
-  }
+  FilteredPlan filtered = filter_plan(config_.kernel_tiering, paused_, plan, snapshot);
+  note_withheld(filtered.withheld);
+  if (placement_ && !filtered.execute.empty()) placement_->execute(std::move(filtered.execute));
   if (options_.status_line) std::cout << status_line() << std::endl;
 }
 

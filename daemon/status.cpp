@@ -87,6 +87,7 @@ boost::json::value Daemon::status_json() const {
         {"dropped_total", dropped_total_}}},
       {"nodes", std::move(nodes)},
       {"kernel", std::move(kernel)},
+      {"placement", placement_json()},
       {"connections", server_->connections()},
       {"last_reload", last_reload_ ? json::value(std::move(last_reload)) : json::value(nullptr)}};
   if (!state_error_.empty()) result["state_error"] = state_error_;

@@ -51,6 +51,33 @@ TEST(DaemonConfig, TierOverrideRejectsSignedSpacedAndOverflowingNumbers) {
   EXPECT_NE(error_of("[topology]\ntier_override = { \"2\" = -1 }\n"), "");
 }
 
+TEST(DaemonConfig, PlacementDefaultsToCoexistWithAutomaticHeat) {
+  Config config = parse_config(embedded_default_config(), "<embedded>");
+  EXPECT_EQ(config.kernel_tiering, KernelTiering::coexist);
+  EXPECT_EQ(config.heat_source, "auto");
+  Config own =
+      parse_config("[placement]\nkernel_tiering = \"own\"\nheat_source = \"damon\"\n", "t");
+  EXPECT_EQ(own.kernel_tiering, KernelTiering::own);
+  EXPECT_EQ(own.heat_source, "damon");
+}
+
+TEST(DaemonConfig, PlacementErrorsNameTheKey) {
+  EXPECT_EQ(error_of("[placement]\nkernel_tiering = \"mine\"\n"),
+            "test.toml:2: key 'placement.kernel_tiering': expected \"own\", \"coexist\" or "
+            "\"observe\"");
+  EXPECT_NE(error_of("[placement]\nheat_source = \"crystal-ball\"\n")
+                .find("test.toml:2: key 'placement.heat_source': unknown heat source "
+                      "'crystal-ball' (sources: auto, off, "),
+            std::string::npos);
+  // `own` writes the kernel's tiering knobs itself: a [kernel] value beside it
+  // would silently lose, so the combination is refused.
+  EXPECT_EQ(error_of("[kernel]\nnuma_balancing = 2\n[placement]\nkernel_tiering = \"own\"\n"),
+            "test.toml:4: key 'placement.kernel_tiering': \"own\" sets kernel.numa_balancing and "
+            "kernel.demotion_enabled itself; leave them \"keep\" or use \"coexist\"");
+  EXPECT_EQ(error_of("[kernel]\nnuma_balancing = 2\n[placement]\nkernel_tiering = \"coexist\"\n"),
+            "");
+}
+
 TEST(DaemonConfig, UnreadableFileIsNamed) {
   try {
     load_config_file("/nonexistent/tierd.toml");

@@ -57,6 +57,19 @@ TEST(HeatMap, AddsWithinAPageAndDecaysPerEpoch) {
   EXPECT_EQ(map.epoch(), 2u);
 }
 
+TEST(HeatMap, GranuleScoresListsEachScoredGranuleByAddress) {
+  HeatMap map = small_map(0.5);
+  map.add(page(7), 0, 3.0);
+  map.add(page(2), 0, 1.0);
+  map.add(page(3), 0, 2.0);  // adjacent to page 2, still its own entry
+  const std::vector<HeatRange> granules = map.granule_scores();
+  ASSERT_EQ(granules.size(), 3u);
+  expect_range(granules[0], page(2), page(3), 1.0);
+  expect_range(granules[1], page(3), page(4), 2.0);
+  expect_range(granules[2], page(7), page(8), 3.0);
+  EXPECT_DOUBLE_EQ(granules[2].density, 3.0);
+}
+
 TEST(HeatMap, ScoresBelowForgetThresholdAreDropped) {
   HeatMap map = small_map(0.5, 1.0);
   map.add(page(0), 0, 3.0);

@@ -113,5 +113,44 @@ TEST_F(KernelSettingsTest, MissingKnobAndMalformedStateAreReportedNotThrown) {
   EXPECT_NE(problems[0].find("malformed"), std::string::npos);
 }
 
+// kernel_tiering = "own": tierd decides every move, so the kernel's promotion
+// (NUMA balancing) and demotion are off while it runs, and back afterwards.
+TEST_F(KernelSettingsTest, OwnTurnsKernelTieringOffAndRestoresIt) {
+  write_text_file(dir_.path() / "proc/sys/kernel/numa_balancing", "2\n");
+  write_text_file(dir_.path() / "sys/kernel/mm/numa/demotion_enabled", "true\n");
+  KernelSettings settings(root());
+  Config own;
+  own.kernel_tiering = KernelTiering::own;
+  EXPECT_TRUE(settings.apply(own).empty());
+  EXPECT_EQ(balancing(), "0\n");
+  EXPECT_EQ(demotion(), "false\n");
+  // A reload to coexist gives the kernel its own settings back.
+  Config coexist;
+  coexist.kernel_tiering = KernelTiering::coexist;
+  EXPECT_TRUE(settings.apply(coexist).empty());
+  EXPECT_EQ(balancing(), "2\n");
+  EXPECT_EQ(demotion(), "true\n");
+  EXPECT_TRUE(settings.changes().empty());
+}
+
+// With the hint-fault source the scan must run: mode 2 with a promotion rate
+// limit of 0 (which holds kernel promotion off while the fast node is short of
+// free memory), restored at stop.
+TEST_F(KernelSettingsTest, OwnWithHintFaultsScansWithPromotionRateLimitZero) {
+  const auto rate = dir_.path() / "proc/sys/kernel/numa_balancing_promote_rate_limit_MBps";
+  write_text_file(rate, "65536\n");
+  KernelSettings settings(root());
+  Config own;
+  own.kernel_tiering = KernelTiering::own;
+  own.heat_source = "bpf-fault";
+  EXPECT_TRUE(settings.apply(own).empty());
+  EXPECT_EQ(balancing(), "2\n");
+  EXPECT_EQ(read_text_file(rate), "0\n");
+  EXPECT_EQ(demotion(), "false\n");
+  EXPECT_TRUE(settings.restore_all().empty());
+  EXPECT_EQ(balancing(), "0\n");
+  EXPECT_EQ(read_text_file(rate), "65536\n");
+}
+
 }  // namespace
 }  // namespace tierd

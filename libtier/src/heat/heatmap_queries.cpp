@@ -113,6 +113,15 @@ std::vector<HeatRange> HeatMap::ranges_above(double threshold) const {
                  [&](double s) { return s >= threshold; });
 }
 
+std::vector<HeatRange> HeatMap::granule_scores() const {
+  const detail::Granules g = impl_->granules();
+  std::vector<HeatRange> out;
+  for (const Slot& slot : impl_->sorted_entries()) {
+    out.push_back({g.start(slot.key), g.end(slot.key), slot.score, slot.score});
+  }
+  return out;
+}
+
 std::vector<HistogramBin> HeatMap::histogram(std::size_t bins) const {
   if (bins == 0 || impl_->table.size() == 0) return {};
   double lowest = std::numeric_limits<double>::infinity();

@@ -74,6 +74,9 @@ class HeatMap {
   std::vector<HeatRange> coldest(std::size_t k) const;
   /// Granules with score >= threshold, merged into maximal adjacent runs, by address.
   std::vector<HeatRange> ranges_above(double threshold) const;
+  /// Every scored granule as its own range (score = density), by address:
+  /// what a caller needs to total heat over ranges of its own (tierd's regions).
+  std::vector<HeatRange> granule_scores() const;
   /// Score histogram of the scored granules, `bins` log-spaced bins.
   std::vector<HistogramBin> histogram(std::size_t bins) const;
 

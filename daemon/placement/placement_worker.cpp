@@ -1,0 +1,220 @@
+#include "placement_worker.hpp"
+
+#include <boost/asio/post.hpp>
+
+#include "tier/heat/selection.hpp"
+#include "tier/residency.hpp"
+
+namespace tierd {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How long a workload whose source failed to start waits before a retry, and
+// how long `auto`'s probe of the sources stays good.
+constexpr auto kRetry = std::chrono::seconds(30);
+constexpr auto kProbeTtl = std::chrono::seconds(30);
+
+double seconds(Clock::time_point t) {
+  return std::chrono::duration<double>(t.time_since_epoch()).count();
+}
+
+// Regions of a workload without heat (heat_source "off", or its source
+// failed): every resident chunk at heat 0, so policies still see residency.
+std::vector<tier::policy::Region> cold_regions(const tier::SysRoot& root,
+                                               tier::MemorySyscalls& syscalls,
+                                               const std::vector<pid_t>& pids) {
+  std::vector<tier::policy::Region> out;
+  for (pid_t pid : pids) {
+    auto maps = root.read("/proc/" + std::to_string(pid) + "/maps");
+    if (!maps) continue;
+    std::vector<tier::heat::AddressRange> tracked;
+    for (const tier::Mapping& m : tier::parse_maps(*maps)) {
+      if (!tier::skip_mapping(m) && !tier::sparse_mapping(m)) tracked.push_back({m.start, m.end});
+    }
+    std::vector<tier::policy::Region> regions = chunk_regions(pid, tracked, {}, {});
+    if (node_of_chunks(syscalls, pid, regions))
+      out.insert(out.end(), regions.begin(), regions.end());
+  }
+  return out;
+}
+
+// Moves grouped into batches of one workload, process, target and direction,
+// in plan order of each group's first move.
+std::vector<std::pair<MoveOutcome, std::vector<tier::PageUnit>>> batches(
+    const std::vector<PlannedMove>& moves) {
+  std::vector<std::pair<MoveOutcome, std::vector<tier::PageUnit>>> out;
+  std::map<std::tuple<std::string, pid_t, unsigned, int>, std::size_t> index;
+  for (const PlannedMove& m : moves) {
+    auto key = std::make_tuple(m.move.workload_id, m.move.pid, m.move.target_node,
+                               static_cast<int>(m.direction));
+    auto [it, added] = index.try_emplace(key, out.size());
+    if (added) {
+      MoveOutcome outcome;
+      outcome.workload_id = m.move.workload_id;
+      outcome.pid = m.move.pid;
+      outcome.target_node = m.move.target_node;
+      outcome.from_node = m.from_node;
+      outcome.direction = m.direction;
+      outcome.reason = m.move.reason;
+      out.push_back({std::move(outcome), {}});
+    }
+    auto& [outcome, units] = out[it->second];
+    ++outcome.moves;
+    for (std::uint64_t a = m.move.start & ~std::uint64_t{4095}; a < m.move.end; a += 4096) {
+      units.push_back({a, 4096, std::nullopt});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+PlacementWorker::PlacementWorker(boost::asio::io_context& io, PlacementWorkerSettings settings,
+                                 OnHeat on_heat, OnMoves on_moves)
+    : io_(io),
+      settings_(std::move(settings)),
+      on_heat_(std::move(on_heat)),
+      on_moves_(std::move(on_moves)),
+      syscalls_(settings_.syscalls ? *settings_.syscalls : tier::real_memory_syscalls()) {
+  if (settings_.source_options.root == nullptr) settings_.source_options.root = &live_root_;
+  if (!settings_.factory) {
+    settings_.factory = [](std::string_view name, const tier::heat::SourceOptions& options) {
+      return tier::heat::make_source(name, options);
+    };
+  }
+  thread_ = std::thread([this] { run(); });
+}
+
+PlacementWorker::~PlacementWorker() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void PlacementWorker::set_workloads(std::vector<WatchedWorkload> workloads) {
+  std::lock_guard lock(mutex_);
+  wanted_ = std::move(workloads);
+}
+
+void PlacementWorker::execute(std::vector<PlannedMove> moves) {
+  {
+    std::lock_guard lock(mutex_);
+    pending_ = std::move(moves);
+  }
+  wake_.notify_all();
+}
+
+void PlacementWorker::run() {
+  Clock::time_point next_epoch = Clock::now() + settings_.epoch;
+  for (;;) {
+    std::optional<std::vector<PlannedMove>> moves;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait_until(lock, next_epoch, [this] { return stopping_ || pending_.has_value(); });
+      if (stopping_) break;
+      moves = std::exchange(pending_, std::nullopt);
+    }
+    if (moves) {
+      carry_out(std::move(*moves));
+      continue;
+    }
+    if (Clock::now() >= next_epoch) {
+      sample_epoch();
+      next_epoch += settings_.epoch;
+      if (next_epoch < Clock::now()) next_epoch = Clock::now() + settings_.epoch;
+    }
+  }
+  watched_.clear();  // stops every source on this thread
+}
+
+std::vector<std::string> PlacementWorker::candidates() {
+  if (settings_.heat_source != "auto") return {settings_.heat_source};
+  const Clock::time_point now = Clock::now();
+  if (probed_at_ == Clock::time_point{} || now - probed_at_ >= kProbeTtl) {
+    auto_candidates_ =
+        settings_.auto_candidates ? settings_.auto_candidates() : std::vector<std::string>{};
+    probed_at_ = now;
+  }
+  return auto_candidates_;
+}
+
+void PlacementWorker::sample_epoch() {
+  std::vector<WatchedWorkload> wanted;
+  {
+    std::lock_guard lock(mutex_);
+    wanted = wanted_;
+  }
+  const Clock::time_point now = Clock::now();
+  const tier::SysRoot& root = *settings_.source_options.root;
+  std::map<std::string, Watched> next;
+  std::vector<WorkloadHeatView> views;
+  for (WatchedWorkload& w : wanted) {
+    Watched watched;
+    if (auto found = watched_.find(w.id); found != watched_.end()) {
+      watched = std::move(found->second);
+    }
+    // A changed process set restarts the source: sources watch fixed pids.
+    if (watched.heat && watched.pids != w.pids) watched.heat.reset();
+    if (watched.pids != w.pids) watched.retry_at = {};
+    watched.pids = w.pids;
+    if (!watched.heat && settings_.heat_source != "off" && now >= watched.retry_at &&
+        !w.pids.empty()) {
+      try {
+        watched.heat = std::make_unique<WorkloadHeat>(w.pids, candidates(),
+                                                      settings_.source_options, settings_.factory);
+        watched.error.clear();
+      } catch (const std::exception& e) {
+        watched.error = e.what();
+        watched.retry_at = now + kRetry;
+      }
+    }
+    WorkloadHeatView view;
+    view.id = w.id;
+    view.cpu_nodes = cpu_nodes_of(root, w.pids, settings_.source_options.cpu_node);
+    if (watched.heat) {
+      watched.heat->poll(seconds(now));
+      view.source = watched.heat->source_name();
+      view.counters = watched.heat->counters();
+      view.epoch_samples = watched.heat->epoch_samples();
+      if (!watched.heat->active()) view.heat_error = watched.heat->stopped_reason();
+      view.regions = watched.heat->regions(syscalls_);
+    } else {
+      view.heat_error = settings_.heat_source == "off" ? "heat_source is off" : watched.error;
+      view.regions = cold_regions(root, syscalls_, w.pids);
+    }
+    views.push_back(std::move(view));
+    next.emplace(w.id, std::move(watched));
+  }
+  watched_ = std::move(next);  // workloads no longer wanted: sources stopped here
+  // The handler carries its own copy of the callback: it may run after a
+  // reload replaced this worker.
+  boost::asio::post(
+      io_, [done = on_heat_, views = std::move(views)]() mutable { done(std::move(views)); });
+}
+
+void PlacementWorker::carry_out(std::vector<PlannedMove> moves) {
+  std::vector<MoveOutcome> outcomes;
+  tier::PageMover mover(syscalls_);
+  for (auto& [outcome, units] : batches(moves)) {
+    tier::MoveOptions options;
+    // Never fill the target below its high watermark (or 2% of it): the
+    // policy planned with last epoch's free figures, the node may be fuller.
+    tier::watch_node_free_memory(options, *settings_.source_options.root, outcome.target_node);
+    outcome.report = mover.move(outcome.pid, units, outcome.target_node, options);
+    outcomes.push_back(std::move(outcome));
+    {
+      std::lock_guard lock(mutex_);
+      if (stopping_) break;
+    }
+  }
+  boost::asio::post(io_, [done = on_moves_, outcomes = std::move(outcomes)]() mutable {
+    done(std::move(outcomes));
+  });
+}
+
+}  // namespace tierd

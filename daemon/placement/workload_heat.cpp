@@ -1,0 +1,151 @@
+#include "workload_heat.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+
+#include "tier/residency.hpp"
+
+namespace tierd {
+
+namespace {
+
+// The HeatMap's memory budget is a fraction of the memory it stands for; a
+// process that starts small and grows would otherwise be stuck with the
+// coarsest map (64 KiB). 1 GiB's worth (1 MiB of table) is the floor.
+constexpr std::uint64_t kMinTrackedBytes = std::uint64_t{1} << 30;
+// Decay per epoch: the simulator's setting, under which the policies' goals
+// are measured (a score halves every epoch without new samples).
+constexpr double kDecay = 0.5;
+
+std::vector<tier::heat::AddressRange> mappings(const tier::SysRoot& root, pid_t pid) {
+  std::vector<tier::heat::AddressRange> ranges;
+  auto maps = root.read("/proc/" + std::to_string(pid) + "/maps");
+  if (!maps) return ranges;
+  for (const tier::Mapping& m : tier::parse_maps(*maps)) {
+    if (!tier::skip_mapping(m) && !tier::sparse_mapping(m)) ranges.push_back({m.start, m.end});
+  }
+  std::sort(ranges.begin(), ranges.end(),
+            [](const auto& a, const auto& b) { return a.start < b.start; });
+  return ranges;
+}
+
+std::uint64_t bytes_of(const std::vector<tier::heat::AddressRange>& ranges) {
+  std::uint64_t sum = 0;
+  for (const auto& r : ranges) sum += r.end - r.start;
+  return sum;
+}
+
+}  // namespace
+
+WorkloadHeat::WorkloadHeat(std::vector<pid_t> pids, const std::vector<std::string>& candidates,
+                           const tier::heat::SourceOptions& options, const SourceFactory& factory)
+    : pids_(std::move(pids)), root_(options.root) {
+  static const tier::SysRoot live("/");
+  if (root_ == nullptr) root_ = &live;
+  std::string failures;
+  for (const std::string& name : candidates) {
+    try {
+      auto source = factory(name, options);
+      source->start(pids_);
+      source_ = std::move(source);
+      source_name_ = name;
+      break;
+    } catch (const std::exception& e) {
+      failures += (failures.empty() ? "" : "; ") + name + ": " + e.what();
+    }
+  }
+  if (!source_) {
+    throw tier::heat::SourceError(candidates.empty() ? "no heat source is available"
+                                                     : "no heat source started (" + failures + ")");
+  }
+  for (pid_t pid : pids_) refresh_tracked(pid, process(pid));
+}
+
+WorkloadHeat::~WorkloadHeat() {
+  if (source_) source_->stop();
+}
+
+WorkloadHeat::Process& WorkloadHeat::process(pid_t pid) {
+  auto found = processes_.find(pid);
+  if (found != processes_.end()) return found->second;
+  tier::heat::HeatMapConfig config;
+  config.decay = kDecay;
+  config.tracked_bytes = std::max(kMinTrackedBytes, bytes_of(mappings(*root_, pid)));
+  return processes_.emplace(pid, Process{tier::heat::HeatMap(config), {}, {}}).first->second;
+}
+
+void WorkloadHeat::refresh_tracked(pid_t pid, Process& process) const {
+  process.tracked = mappings(*root_, pid);
+  process.map.set_tracked_ranges(process.tracked);
+}
+
+void WorkloadHeat::poll(double now_s) {
+  for (auto& [pid, p] : processes_) reset_epoch(p.activity);
+  samples_.clear();
+  if (active_) {
+    tier::heat::PollResult result = source_->poll(samples_);
+    if (!result.active) {
+      active_ = false;
+      stopped_reason_ = result.stopped_reason;
+    }
+  }
+  epoch_samples_ = 0;
+  for (const tier::heat::AccessSample& s : samples_) {
+    auto found = processes_.find(static_cast<pid_t>(s.pid));
+    if (found == processes_.end()) continue;  // a process of no workload of ours
+    found->second.map.add(s.addr, s.length, s.weight);
+    record_activity(found->second.activity, s.addr, s.length, s.weight, now_s);
+    ++epoch_samples_;
+  }
+  for (auto& [pid, p] : processes_) {
+    p.map.end_epoch();
+    refresh_tracked(pid, p);
+  }
+}
+
+std::vector<tier::policy::Region> WorkloadHeat::regions(tier::MemorySyscalls& syscalls) {
+  std::vector<tier::policy::Region> out;
+  for (auto& [pid, p] : processes_) {
+    std::vector<tier::policy::Region> regions =
+        chunk_regions(pid, p.tracked, p.map.granule_scores(), p.activity);
+    if (!node_of_chunks(syscalls, pid, regions)) continue;  // exited meanwhile
+    out.insert(out.end(), regions.begin(), regions.end());
+  }
+  return out;
+}
+
+std::vector<int> cpu_nodes_of(const tier::SysRoot& root, const std::vector<pid_t>& pids,
+                              const std::vector<int>& cpu_node) {
+  std::map<int, unsigned> threads_by_node;
+  std::error_code ec;
+  for (pid_t pid : pids) {
+    const std::string task_dir = "/proc/" + std::to_string(pid) + "/task";
+    for (const auto& entry : std::filesystem::directory_iterator(root.path(task_dir), ec)) {
+      auto stat = root.read(task_dir + "/" + entry.path().filename().string() + "/stat");
+      if (!stat) continue;
+      // Fields after the command (which may hold spaces): state is field 3,
+      // so the processor (field 39) is the 37th after the closing ')'.
+      const std::size_t paren = stat->rfind(')');
+      if (paren == std::string::npos) continue;
+      std::istringstream fields(stat->substr(paren + 1));
+      std::string field;
+      int cpu = -1;
+      for (int i = 3; i <= 39 && fields >> field; ++i) {
+        if (i == 39) cpu = std::atoi(field.c_str());
+      }
+      if (cpu >= 0 && static_cast<std::size_t>(cpu) < cpu_node.size() &&
+          cpu_node[static_cast<std::size_t>(cpu)] >= 0) {
+        ++threads_by_node[cpu_node[static_cast<std::size_t>(cpu)]];
+      }
+    }
+  }
+  std::vector<std::pair<int, unsigned>> ranked(threads_by_node.begin(), threads_by_node.end());
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::vector<int> nodes;
+  for (const auto& [node, count] : ranked) nodes.push_back(node);
+  return nodes;
+}
+
+}  // namespace tierd

@@ -1,0 +1,206 @@
+// The loop's side of placement: starting the worker, taking the heat views
+// and move outcomes it posts back, and reporting them (status, metrics).
+#include <boost/json.hpp>
+
+#include "daemon.hpp"
+#include "log.hpp"
+#include "tier/heat/collector.hpp"
+#include "tier/heat/selection.hpp"
+
+namespace tierd {
+
+namespace {
+
+// Reasons kept per workload for `tierctl status`.
+constexpr std::size_t kReasonsKept = 5;
+
+// Pages the mover could not move for a reason worth reporting (pages not
+// present or already on the target are not failures).
+std::uint64_t failed(const tier::MoveCounts& pages) {
+  return pages.busy + pages.no_memory + pages.permission + pages.other;
+}
+
+std::uint64_t counter(const std::map<std::string, std::uint64_t>& vmstat, const char* name) {
+  auto found = vmstat.find(name);
+  return found == vmstat.end() ? 0 : found->second;
+}
+
+// The kernel's own tiering moves in `vmstat` (promotions by NUMA balancing,
+// demotions by reclaim); tierd's move_pages calls count in neither.
+std::uint64_t kernel_promoted(const std::map<std::string, std::uint64_t>& vmstat) {
+  return counter(vmstat, "pgpromote_success");
+}
+std::uint64_t kernel_demoted(const std::map<std::string, std::uint64_t>& vmstat) {
+  return counter(vmstat, "pgdemote_kswapd") + counter(vmstat, "pgdemote_direct") +
+         counter(vmstat, "pgdemote_khugepaged");
+}
+
+}  // namespace
+
+void Daemon::start_placement() {
+  placement_.reset();  // a reload: the old worker's sources stop first
+  PlacementWorkerSettings settings;
+  settings.heat_source = config_.heat_source;
+  settings.epoch = std::chrono::milliseconds(config_.epoch_ms);
+  settings.source_options.interval = settings.epoch;
+  settings.source_options.cpu_node = tier::heat::cpu_nodes(*topology_);
+  settings.auto_candidates = [] {
+    std::vector<std::string> names;
+    for (const tier::heat::SourceInfo& info : tier::heat::probe_sources(tier::SysRoot("/"))) {
+      if (info.availability.available && info.auto_note.empty()) names.push_back(info.name);
+    }
+    return names;
+  };
+  placement_ = std::make_unique<PlacementWorker>(
+      io_, std::move(settings),
+      [this](std::vector<WorkloadHeatView> views) { take_heat(std::move(views)); },
+      [this](std::vector<MoveOutcome> outcomes) { take_moves(std::move(outcomes)); });
+  if (memory_) vmstat_at_start_ = memory_->vmstat;
+}
+
+void Daemon::take_heat(std::vector<WorkloadHeatView> views) {
+  std::map<std::string, WorkloadHeatView> next;
+  std::map<std::string, tier::heat::SourceCounters> by_source;
+  for (WorkloadHeatView& view : views) {
+    if (registry_.find(view.id) == nullptr) continue;  // dropped meanwhile
+    if (!view.source.empty()) {
+      tier::heat::SourceCounters& sum = by_source[view.source];
+      sum.samples += view.counters.samples;
+      sum.drops += view.counters.drops;
+      sum.polls += view.counters.polls;
+    }
+    auto previous = heat_views_.find(view.id);
+    if (!view.heat_error.empty() &&
+        (previous == heat_views_.end() || previous->second.heat_error != view.heat_error)) {
+      log::warn() << "workload " << view.id << ": no heat: " << view.heat_error;
+    }
+    next.emplace(view.id, std::move(view));
+  }
+  heat_views_ = std::move(next);
+  std::vector<HeatSourceTotals> totals;
+  for (const auto& [name, counters] : by_source) totals.push_back({name, counters});
+  metrics_->update_heat_sources(totals);
+}
+
+void Daemon::take_moves(std::vector<MoveOutcome> outcomes) {
+  for (const MoveOutcome& outcome : outcomes) {
+    metrics_->record_migration(outcome.direction, outcome.report);
+    ++moves_executed_;
+    MoveStats& stats = move_stats_[outcome.workload_id];
+    const bool promote = outcome.direction == MigrationDirection::promote;
+    (promote ? stats.promoted_bytes : stats.demoted_bytes) += outcome.report.bytes.moved;
+    (promote ? stats.promoted_pages : stats.demoted_pages) += outcome.report.pages.moved;
+    stats.failed_pages += failed(outcome.report.pages);
+    std::string note = outcome.reason + " (" + std::to_string(outcome.report.bytes.moved >> 10) +
+                       " KiB to node " + std::to_string(outcome.target_node) + ")";
+    if (outcome.report.stop_reason != tier::StopReason::completed) {
+      note += "; stopped: " + std::string(tier::to_string(outcome.report.stop_reason)) + " " +
+              outcome.report.stop_detail;
+    }
+    stats.last_reasons.push_back(std::move(note));
+    while (stats.last_reasons.size() > kReasonsKept) stats.last_reasons.pop_front();
+    log::debug() << "workload " << outcome.workload_id << ": " << stats.last_reasons.back();
+  }
+}
+
+void Daemon::note_withheld(const std::vector<WithheldMove>& withheld) {
+  moves_withheld_ += withheld.size();
+  if (!withheld.empty()) last_withheld_reason_ = withheld.front().why;
+}
+
+std::vector<std::vector<double>> Daemon::latency_matrix() const {
+  unsigned max_node = 0;
+  for (const tier::Node& node : topology_->nodes()) max_node = std::max(max_node, node.id);
+  std::vector<std::vector<double>> matrix(max_node + 1, std::vector<double>(max_node + 1, 0));
+  for (const tier::Node& from : topology_->nodes()) {
+    if (from.cpus.empty()) continue;
+    for (const tier::Node& to : topology_->nodes()) {
+      double ns = 0;
+      const tier::NodePerf* perf = topology_->perf_for(from.id, to.id);
+      if (perf && perf->read_latency_ns) {
+        ns = static_cast<double>(*perf->read_latency_ns);
+      } else if (auto distance = topology_->distance(from.id, to.id)) {
+        ns = 10.0 * *distance;  // SLIT 10 = local: ~100 ns, the usual DRAM figure
+      }
+      matrix[from.id][to.id] = ns;
+    }
+  }
+  return matrix;
+}
+
+boost::json::value Daemon::placement_json() const {
+  namespace json = boost::json;
+  auto tier_of = [this](unsigned node) {
+    const tier::Node* known = topology_->node(node);
+    return known ? known->tier : 0u;
+  };
+  json::array workloads;
+  for (const Workload& workload : registry_.workloads()) {
+    json::object item{{"id", workload.id},
+                      {"name", workload.name},
+                      {"class", to_string(workload.workload_class)}};
+    // Residency by tier, and the fast tier's share of it (tier 0).
+    std::map<unsigned, std::uint64_t> by_tier;
+    std::uint64_t resident = 0;
+    if (auto found = residency_.find(workload.id); found != residency_.end()) {
+      for (const auto& [node, bytes] : found->second) {
+        by_tier[tier_of(node)] += bytes;
+        resident += bytes;
+      }
+    }
+    json::object tiers;
+    for (const auto& [rank, bytes] : by_tier) tiers[std::to_string(rank)] = bytes;
+    item["resident_bytes_by_tier"] = std::move(tiers);
+    item["fast_share"] =
+        resident == 0
+            ? json::value(nullptr)
+            : json::value(static_cast<double>(by_tier[0]) / static_cast<double>(resident));
+    if (auto view = heat_views_.find(workload.id); view != heat_views_.end()) {
+      // Heat-weighted share: the part of the sampled accesses that lands on
+      // the fast tier, what the policies try to raise.
+      double hot = 0, total = 0;
+      for (const tier::policy::Region& r : view->second.regions) {
+        total += r.heat;
+        if (r.node >= 0 && tier_of(static_cast<unsigned>(r.node)) == 0) hot += r.heat;
+      }
+      item["heat_source"] = view->second.source;
+      if (!view->second.heat_error.empty()) item["heat_error"] = view->second.heat_error;
+      item["regions"] = view->second.regions.size();
+      item["epoch_samples"] = view->second.epoch_samples;
+      item["heat_fast_share"] = total > 0 ? json::value(hot / total) : json::value(nullptr);
+      json::array cpu_nodes;
+      for (int node : view->second.cpu_nodes) cpu_nodes.push_back(node);
+      item["cpu_nodes"] = std::move(cpu_nodes);
+    }
+    const MoveStats none;
+    auto found = move_stats_.find(workload.id);
+    const MoveStats& stats = found == move_stats_.end() ? none : found->second;
+    item["promoted_bytes"] = stats.promoted_bytes;
+    item["demoted_bytes"] = stats.demoted_bytes;
+    item["promoted_pages"] = stats.promoted_pages;
+    item["demoted_pages"] = stats.demoted_pages;
+    item["failed_pages"] = stats.failed_pages;
+    json::array reasons;
+    for (const std::string& reason : stats.last_reasons) reasons.push_back(json::string(reason));
+    item["last_reasons"] = std::move(reasons);
+    workloads.push_back(std::move(item));
+  }
+  json::object kernel_moves;
+  if (memory_) {
+    kernel_moves["promoted_pages"] =
+        kernel_promoted(memory_->vmstat) -
+        std::min(kernel_promoted(memory_->vmstat), kernel_promoted(vmstat_at_start_));
+    kernel_moves["demoted_pages"] =
+        kernel_demoted(memory_->vmstat) -
+        std::min(kernel_demoted(memory_->vmstat), kernel_demoted(vmstat_at_start_));
+  }
+  return json::object{{"kernel_tiering", to_string(config_.kernel_tiering)},
+                      {"heat_source", config_.heat_source},
+                      {"moves_executed", moves_executed_},
+                      {"moves_withheld", moves_withheld_},
+                      {"last_withheld_reason", last_withheld_reason_},
+                      {"kernel_moves_since_start", std::move(kernel_moves)},
+                      {"workloads", std::move(workloads)}};
+}
+
+}  // namespace tierd
