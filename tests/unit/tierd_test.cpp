@@ -58,6 +58,28 @@ std::string read_sysctl(const char* path) {
   return value;
 }
 
+// A child that maps, touches and unmaps 4 MiB forever: a page fault stream.
+struct Toucher {
+  pid_t pid = ::fork();
+  Toucher() {
+    if (pid != 0) return;
+    for (;;) {
+      void* block =
+          ::mmap(nullptr, 4 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (block != MAP_FAILED) {
+        std::memset(block, 1, 4 << 20);
+        ::munmap(block, 4 << 20);
+      }
+    }
+  }
+  ~Toucher() {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+  }
+  Toucher(const Toucher&) = delete;
+  Toucher& operator=(const Toucher&) = delete;
+};
+
 class Tierd : public ::testing::Test {
  protected:
   TempDir dir_{"tierd-e2e"};
@@ -391,24 +413,7 @@ TEST_F(Tierd, HeatOfAProcessRunsOnTheWorkerAndReturnsItsReport) {
   if (::geteuid() != 0) GTEST_SKIP() << "heat sources need root";
   TierdInstance tierd(dir_.path(), fast_config());
   ASSERT_TRUE(tierd.start()) << tierd.log_so_far();
-  // A child that maps, touches and unmaps 4 MiB forever: a page fault stream.
-  struct Toucher {
-    pid_t pid = ::fork();
-    ~Toucher() {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-    }
-  } toucher;
-  if (toucher.pid == 0) {
-    for (;;) {
-      void* block =
-          ::mmap(nullptr, 4 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (block != MAP_FAILED) {
-        std::memset(block, 1, 4 << 20);
-        ::munmap(block, 4 << 20);
-      }
-    }
-  }
+  Toucher toucher;
   std::optional<json::object> reply;
   std::thread asker([&] {
     reply =
@@ -431,6 +436,62 @@ TEST_F(Tierd, HeatOfAProcessRunsOnTheWorkerAndReturnsItsReport) {
   EXPECT_EQ(code(tierd.call("heat", {{"pid", toucher.pid}, {"source", "pebs"}})), "bad_request");
   EXPECT_EQ(code(tierd.call("heat", {})), "bad_request");
   EXPECT_EQ(tierd.stop().exit_code, 0);
+}
+
+// Placement on a live process: the worker keeps a heat source on the
+// registered workload, and status shows its samples, its 2 MiB regions and
+// the heat-weighted fast-tier share (1.0 here: every node of a one-node
+// machine is tier 0). A source that cannot start is reported per workload and
+// the workload is still placed on residency alone.
+TEST_F(Tierd, RegisteredWorkloadGetsContinuousHeatAndRegions) {
+  if (::geteuid() != 0) GTEST_SKIP() << "heat sources need root";
+  TierdInstance tierd(dir_.path(), fast_config("[placement]\nkernel_tiering = \"observe\"\n"
+                                               "heat_source = \"perf-fault\"\n"));
+  ASSERT_TRUE(tierd.start()) << tierd.log_so_far();
+  Toucher toucher;
+  ASSERT_TRUE(ok(tierd.call("workloads.register", {{"pid", toucher.pid}})));
+  json::object seen;
+  ASSERT_TRUE(eventually([&] {
+    const json::object status = tierd.result("status");
+    const json::value& list = status.at("placement").at("workloads");
+    if (list.as_array().empty()) return false;
+    seen = list.at(0).as_object();
+    return seen.contains("epoch_samples") && seen.at("epoch_samples").to_number<double>() > 0 &&
+           seen.at("regions").to_number<double>() > 0 && seen.at("heat_fast_share").is_number();
+  })) << json::serialize(seen)
+      << tierd.log_so_far();
+  EXPECT_EQ(seen.at("heat_source").as_string(), "perf-fault");
+  EXPECT_EQ(seen.at("heat_fast_share").to_number<double>(), 1.0);
+  EXPECT_EQ(seen.at("promoted_bytes").to_number<double>(), 0);
+  EXPECT_EQ(tierd.stop().exit_code, 0);
+
+  // A source this machine lacks: reported, the workload still gets regions.
+  CommandResult sources = run_command({std::string(TIER_BIN_DIR) + "/tierd", "--list-sources"});
+  std::string missing;
+  for (const char* name : {"pmu", "idle-page", "soft-dirty", "damon"}) {
+    const std::size_t at = sources.out.find(std::string("\n") + name + " ");
+    if (at != std::string::npos && sources.out.substr(at, 40).find(" no ") != std::string::npos) {
+      missing = name;
+      break;
+    }
+  }
+  if (missing.empty()) GTEST_SKIP() << "every heat source is available here";
+  TempDir second_dir{"tierd-e2e"};
+  TierdInstance second(second_dir.path(),
+                       fast_config("[placement]\nheat_source = \"" + missing + "\"\n"));
+  ASSERT_TRUE(second.start()) << second.log_so_far();
+  ASSERT_TRUE(ok(second.call("workloads.register", {{"pid", toucher.pid}})));
+  ASSERT_TRUE(eventually([&] {
+    const json::object status = second.result("status");
+    const json::value& list = status.at("placement").at("workloads");
+    if (list.as_array().empty()) return false;
+    seen = list.at(0).as_object();
+    return seen.contains("heat_error") && seen.at("regions").to_number<double>() > 0;
+  })) << json::serialize(seen)
+      << second.log_so_far();
+  EXPECT_NE(std::string(seen.at("heat_error").as_string()).find(missing), std::string::npos)
+      << json::serialize(seen);
+  EXPECT_EQ(second.stop().exit_code, 0);
 }
 
 }  // namespace

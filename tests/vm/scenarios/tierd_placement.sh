@@ -1,0 +1,72 @@
+#!/bin/sh
+# vmtest-modes: numa
+# vmtest-timeout: 240
+# tierd moving pages for real (kernel_tiering own and observe), on the 6.12
+# kernel whose nodes 2-3 are a lower tier. hotset: 256 MiB first-touched on
+# node 2 (then unbound), a 48 MiB hot set (uniform) read by node 0's CPUs.
+#   own:     tierd (balanced, heat from DAMON vaddr) turns the kernel's NUMA
+#            balancing and demotion off, promotes the hot set to node 0 and
+#            restores both knobs when stopped.
+#   observe: numa_balancing 0 set here; tierd samples and plans, moves
+#            nothing (planned moves are reported as withheld).
+# tierd_placement.check.py reads own/ and observe/: hotset's exit line (hot
+# set pages per node, from its own move_pages query), `tierctl status --json`
+# taken before hotset stops, the knobs during and after tierd.
+. /vm/heat.sh
+trap 'kill_tierd; heat_cleanup' EXIT
+if ! tierd --print-default-config 2>/dev/null | grep -q '^kernel_tiering'; then
+  echo "tierd has no [placement] kernel_tiering: not built yet" >&2
+  exit 127
+fi
+
+SOCK=/run/tierd-placement.sock
+T=
+kill_tierd() { [ -z "$T" ] || { kill -TERM "$T" 2>/dev/null; wait "$T" 2>/dev/null; T=; }; }
+
+# run MODE SECONDS: tierd in MODE, then hotset for SECONDS; results in MODE/.
+run() {
+  mode=$1 secs=$2
+  mkdir -p "$mode"
+  cat >"$mode/tierd.toml" <<TOML
+[policy]
+name = "balanced"
+params = { budget_mbps = 512 }
+[placement]
+kernel_tiering = "$mode"
+heat_source = "damon"
+[[workloads.rule]]
+match = "hotset"
+class = "online"
+TOML
+  echo "numa_balancing $(cat /proc/sys/kernel/numa_balancing)" >"$mode/knobs.before"
+  echo "demotion_enabled $(cat /sys/kernel/mm/numa/demotion_enabled)" >>"$mode/knobs.before"
+  tierd --foreground --config "$mode/tierd.toml" --socket $SOCK --metrics off \
+    --state "$mode/state.json" >"$mode/tierd.log" 2>&1 &
+  T=$!
+  i=0
+  until tierctl --socket $SOCK status >/dev/null 2>&1; do
+    i=$((i + 1)); [ $i -lt 300 ] || { echo "tierd did not answer" >&2; exit 1; }
+    sleep 0.1
+  done
+  echo "numa_balancing $(cat /proc/sys/kernel/numa_balancing)" >"$mode/knobs.during"
+  echo "demotion_enabled $(cat /sys/kernel/mm/numa/demotion_enabled)" >>"$mode/knobs.during"
+  start_hotset --size 256M --hot 48M --dist uniform --node 2 --cpus 0-1 --threads 2 \
+    --policy first-touch --duration 600
+  cp /proc/vmstat "$mode/vmstat.before"
+  sleep "$secs"
+  tierctl --socket $SOCK status --json >"$mode/status.json" 2>"$mode/status.err"
+  tierctl --socket $SOCK status >"$mode/status.txt" 2>&1
+  cp /proc/vmstat "$mode/vmstat.after"
+  stop_hotset
+  mv hotset.out hotset.err hotset.rc truth.json "$mode/"
+  kill_tierd
+  echo "numa_balancing $(cat /proc/sys/kernel/numa_balancing)" >"$mode/knobs.after"
+  echo "demotion_enabled $(cat /sys/kernel/mm/numa/demotion_enabled)" >>"$mode/knobs.after"
+  echo "$mode: hotset exit $(cat "$mode/hotset.rc")"
+}
+
+run own 30
+# observe changes no knob: the kernel's own balancing (mode 1 at boot) would
+# move the pages itself, so it is off for this run (restored at exit).
+knob_set /proc/sys/kernel/numa_balancing 0
+run observe 15
