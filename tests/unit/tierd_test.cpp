@@ -317,6 +317,41 @@ TEST_F(Tierd, KernelSettingIsRestoredAtStopAndAfterACrash) {
   EXPECT_EQ(read_sysctl(knob), original);
 }
 
+// kernel_tiering = "own" turns NUMA balancing off while tierd runs (the
+// machine's value is 1 for this test); a reload to "coexist" gives it back at
+// once, and after a crash under "own" the next start restores it from state.
+TEST_F(Tierd, KernelTieringOwnIsUndoneOnReloadAndAfterACrash) {
+  const char* knob = "/proc/sys/kernel/numa_balancing";
+  if (::access(knob, W_OK) != 0) GTEST_SKIP() << knob << " not writable";
+  ScopedSysctl machine(knob, 1);  // and back to the host's value at the end
+  ASSERT_TRUE(machine.ok());
+  const std::string own = fast_config("[placement]\nkernel_tiering = \"own\"\n");
+  const std::string coexist = fast_config("[placement]\nkernel_tiering = \"coexist\"\n");
+
+  TierdInstance tierd(dir_.path(), own);
+  ASSERT_TRUE(tierd.start()) << tierd.log_so_far();
+  EXPECT_EQ(read_sysctl(knob), "0");
+  EXPECT_EQ(tierd.result("status").at("placement").at("kernel_tiering").as_string(), "own");
+  write_text_file(dir_.path() / "tierd.toml", coexist);
+  ASSERT_TRUE(ok(tierd.call("reload")));
+  EXPECT_EQ(read_sysctl(knob), "1");
+  EXPECT_EQ(tierd.result("status").at("placement").at("kernel_tiering").as_string(), "coexist");
+  EXPECT_EQ(tierd.stop().exit_code, 0);
+  EXPECT_EQ(read_sysctl(knob), "1");
+
+  write_text_file(dir_.path() / "tierd.toml", own);
+  TierdInstance crashed(dir_.path(), own);
+  ASSERT_TRUE(crashed.start()) << crashed.log_so_far();
+  EXPECT_EQ(read_sysctl(knob), "0");
+  crashed.kill9();
+  EXPECT_EQ(read_sysctl(knob), "0");  // nobody restored it
+  TierdInstance recovered(dir_.path(), coexist);
+  ASSERT_TRUE(recovered.start()) << recovered.log_so_far();
+  EXPECT_EQ(read_sysctl(knob), "1");  // the original, from state.json
+  EXPECT_EQ(recovered.stop().exit_code, 0);
+  EXPECT_EQ(read_sysctl(knob), "1");
+}
+
 TEST_F(Tierd, ReloadOverTheSocketAppliesAGoodFileAndKeepsTheOldOnABadOne) {
   TierdInstance tierd(dir_.path(), fast_config());
   ASSERT_TRUE(tierd.start()) << tierd.log_so_far();
