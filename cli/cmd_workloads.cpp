@@ -24,6 +24,7 @@ struct WorkloadsOptions {
   std::optional<long long> priority;
   std::optional<std::string> pool;
   std::optional<std::string> quota;
+  std::optional<unsigned> budget_mbps;
   // unregister
   std::string id;
 };
@@ -62,6 +63,8 @@ void render_workload(std::ostream& out, const json::value& workload) {
   out << "  priority:   " << text(field(&workload, "priority")) << "\n";
   out << "  pool:       " << text(field(&workload, "pool")) << "\n";
   out << "  quota:      " << text(field(&workload, "quota")) << "\n";
+  out << "  budget:     " << text(field(&workload, "budget_mbps"))
+      << " MB/s (0: the policy's only)\n";
   out << "  registered: " << utc_time(field(&workload, "registered_unix_s")) << "\n";
   out << "  resident:   " << resident(workload) << resident_detail(workload) << "\n";
   out << "  fast share: " << percent(field(&workload, "fast_tier_share")) << "\n";
@@ -110,6 +113,7 @@ int run_register(const GlobalOptions& global, const WorkloadsOptions& options) {
   if (options.priority) params["priority"] = *options.priority;
   if (options.pool) params["pool"] = *options.pool;
   if (options.quota) params["quota"] = *options.quota;
+  if (options.budget_mbps) params["budget_mbps"] = *options.budget_mbps;
   return run_daemon_method(global, "workloads.register", params, options.json,
                            [](std::ostream& out, const json::value& result) {
                              const json::value* workload = field(&result, "workload");
@@ -182,6 +186,10 @@ void add_workloads_command(CLI::App& app, const GlobalOptions& global, Action& a
       ->type_name("NAME");
   reg->add_option("--quota", options->quota, "Fast-tier quota: bytes (8G, 512M) or a share (25%)")
       ->type_name("SIZE|PCT");
+  reg->add_option("--budget-mbps", options->budget_mbps,
+                  "Migration budget for this workload in MB/s, within the policy's (0: none)")
+      ->type_name("MBPS")
+      ->check(CLI::Range(0, 100000));
   reg->add_flag("--json", options->json, "Print the workloads.register result as is");
   reg->callback([&global, &action, options] {
     action = [&global, options] { return run_register(global, *options); };

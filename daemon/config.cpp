@@ -27,8 +27,8 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& schema() {
       {"kernel", {"numa_balancing", "demotion_enabled"}},
       {"placement", {"kernel_tiering", "heat_source"}},
       {"workloads", {"watch", "rule"}},
-      {"workloads.watch", {"parent", "class", "priority", "pool", "quota"}},
-      {"workloads.rule", {"match", "class", "priority", "pool", "quota"}},
+      {"workloads.watch", {"parent", "class", "priority", "pool", "quota", "budget_mbps"}},
+      {"workloads.rule", {"match", "class", "priority", "pool", "quota", "budget_mbps"}},
       {"topology", {"root", "tier_override"}},
   };
   return tables;
@@ -226,6 +226,7 @@ void read_placement(const TableReader& reader, Entry& entry) {
   std::string quota = to_string(entry.quota);
   reader.checked("quota", quota, [](const std::string& text) { parse_quota(text); });
   entry.quota = parse_quota(quota);
+  reader.integer("budget_mbps", entry.budget_mbps, 0, kMaxBudgetMbps);
 }
 
 template <typename Entry>

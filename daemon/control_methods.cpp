@@ -169,6 +169,8 @@ json::value Daemon::register_workload(const json::value& p) {
       throw Error(ErrorCode::bad_request, std::string("\"quota\": ") + e.what());
     }
   }
+  request.budget_mbps =
+      static_cast<unsigned>(optional_int(params, "budget_mbps", 0, kMaxBudgetMbps).value_or(0));
   const Workload* stored = nullptr;
   try {
     stored = &registry_.register_workload(request, static_cast<std::int64_t>(std::time(nullptr)));

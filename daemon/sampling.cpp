@@ -138,6 +138,7 @@ tier::policy::Snapshot Daemon::policy_snapshot() const {
     state.workload_class = to_string(workload.workload_class);
     state.priority = workload.priority;
     state.pids = registry_.pids_of(workload);
+    state.budget_mbps = workload.budget_mbps;
     if (auto found = residency_.find(workload.id); found != residency_.end()) {
       state.resident_bytes_by_node = found->second;
     }

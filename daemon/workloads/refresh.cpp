@@ -42,6 +42,7 @@ void apply_settings(Workload& workload, const Settings& settings) {
   workload.priority = settings.priority;
   workload.pool = settings.pool;
   workload.quota = settings.quota;
+  workload.budget_mbps = settings.budget_mbps;
 }
 
 std::string parent_of(const std::string& path) {

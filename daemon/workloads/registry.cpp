@@ -26,6 +26,7 @@ const Workload& Registry::register_workload(const RegisterRequest& request,
   workload.priority = request.priority;
   workload.pool = request.pool;
   workload.quota = request.quota;
+  workload.budget_mbps = request.budget_mbps;
   workload.registered_unix_s = now_unix_s;
 
   if (request.pid) {

@@ -50,6 +50,9 @@ Quota parse_quota(std::string_view text);
 /// Inverse of parse_quota: "" for none, "25%" or a byte count with suffix when exact.
 std::string to_string(const Quota& quota);
 
+/// Upper bound of a per-workload migration budget (MB/s), as the policies'.
+inline constexpr std::int64_t kMaxBudgetMbps = 100'000;
+
 struct Workload {
   std::string id;    // stable: "pid:1234", "cgroup:/sys/fs/cgroup/x.slice/y", "rule:1234"
   std::string name;  // given, else comm of the pid, else the cgroup's basename
@@ -61,6 +64,7 @@ struct Workload {
   int priority = 0;             // higher = more important (demoted last)
   std::string pool = "shared";  // CPU pool name (issue 7); stored and reported only
   Quota quota;
+  unsigned budget_mbps = 0;  // migration budget for this workload, MB/s; 0 = the policy's only
   std::int64_t registered_unix_s = 0;
   bool operator==(const Workload&) const = default;
 };
@@ -84,6 +88,7 @@ struct RegisterRequest {
   int priority = 0;
   std::string pool = "shared";
   Quota quota;
+  unsigned budget_mbps = 0;
 };
 
 /// A configured parent cgroup: each child directory is one workload.
@@ -93,6 +98,7 @@ struct CgroupWatch {
   int priority = 0;
   std::string pool = "shared";
   Quota quota;
+  unsigned budget_mbps = 0;
   bool operator==(const CgroupWatch&) const = default;
 };
 
@@ -105,6 +111,7 @@ struct ProcessRule {
   int priority = 0;
   std::string pool = "shared";
   Quota quota;
+  unsigned budget_mbps = 0;
   bool operator==(const ProcessRule&) const = default;
 };
 

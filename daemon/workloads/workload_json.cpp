@@ -23,6 +23,7 @@ json::object workload_json(const Workload& workload) {
   out["priority"] = workload.priority;
   out["pool"] = workload.pool;
   out["quota"] = to_string(workload.quota);
+  out["budget_mbps"] = workload.budget_mbps;
   out["registered_unix_s"] = workload.registered_unix_s;
   return out;
 }
@@ -106,6 +107,8 @@ Workload workload_from_json(const json::value& value) {
   } catch (const std::invalid_argument& error) {
     bad_field("quota", error.what());
   }
+  workload.budget_mbps =
+      static_cast<unsigned>(int_field(*object, "budget_mbps", 0, kMaxBudgetMbps, 0));
   workload.registered_unix_s =
       int_field(*object, "registered_unix_s", std::numeric_limits<std::int64_t>::min(),
                 std::numeric_limits<std::int64_t>::max(), 0);

@@ -61,6 +61,18 @@ TEST(DaemonConfig, PlacementDefaultsToCoexistWithAutomaticHeat) {
   EXPECT_EQ(own.heat_source, "damon");
 }
 
+TEST(DaemonConfig, RulesAndWatchesCarryAMigrationBudget) {
+  Config config = parse_config(
+      "[[workloads.rule]]\nmatch = \"redis\"\nbudget_mbps = 100\n"
+      "[[workloads.watch]]\nparent = \"/sys/fs/cgroup/batch\"\n",
+      "t");
+  EXPECT_EQ(config.rules.at(0).budget_mbps, 100u);
+  EXPECT_EQ(config.watches.at(0).budget_mbps, 0u);
+  EXPECT_EQ(
+      error_of("[[workloads.rule]]\nmatch = \"x\"\nbudget_mbps = -1\n"),
+      "test.toml:3: key 'workloads.rule[0].budget_mbps': expected an integer from 0 to 100000");
+}
+
 TEST(DaemonConfig, PlacementErrorsNameTheKey) {
   EXPECT_EQ(error_of("[placement]\nkernel_tiering = \"mine\"\n"),
             "test.toml:2: key 'placement.kernel_tiering': expected \"own\", \"coexist\" or "

@@ -127,6 +127,7 @@ Workload sample_pid_workload() {
   w.priority = 10;
   w.pool = "shared";
   w.quota = tierd::parse_quota("8G");
+  w.budget_mbps = 100;
   w.registered_unix_s = 1796000000;
   return w;
 }
@@ -135,7 +136,7 @@ TEST(WorkloadJson, ApiObjectHasExactlyTheDocumentedFields) {
   json::object object = tierd::workload_json(sample_pid_workload());
   EXPECT_EQ(json::value(object), json::parse(R"({"id": "pid:1234", "name": "redis-server",
       "source": "api", "pid": 1234, "cgroup": "", "class": "online", "priority": 10,
-      "pool": "shared", "quota": "8G", "registered_unix_s": 1796000000})"));
+      "pool": "shared", "quota": "8G", "budget_mbps": 100, "registered_unix_s": 1796000000})"));
 
   Workload cgroup;
   cgroup.id = "cgroup:/sys/fs/cgroup/x";
