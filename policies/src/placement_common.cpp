@@ -1,6 +1,7 @@
 #include "placement_common.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 namespace tier::policy {
@@ -108,6 +109,14 @@ Budget::Budget(double policy_mbps, double snapshot_mbps, double tick_s) {
   if (mbps > 0) left_ = static_cast<std::uint64_t>(mbps * kMiB * std::max(tick_s, 0.0));
 }
 
+Budget::Budget(std::optional<std::uint64_t> policy_bytes, double snapshot_mbps, double tick_s)
+    : left_(policy_bytes) {
+  if (snapshot_mbps > 0) {
+    const auto bytes = static_cast<std::uint64_t>(snapshot_mbps * kMiB * std::max(tick_s, 0.0));
+    left_ = left_ ? std::min(*left_, bytes) : bytes;
+  }
+}
+
 void Budget::spend(std::uint64_t bytes) {
   if (left_) *left_ = bytes >= *left_ ? 0 : *left_ - bytes;
 }
@@ -118,50 +127,116 @@ void MoveHistory::configure(double min_residency_s, double backoff_s, unsigned b
   bounce_limit_ = bounce_limit;
 }
 
+std::uint32_t MoveHistory::parts_of(std::uint64_t block, std::uint64_t start, std::uint64_t end) {
+  const std::uint64_t base = block * kBlock;
+  const std::uint64_t first = (std::max(start, base) - base) / kPart;
+  const std::uint64_t last = (std::min(end, base + kBlock) - 1 - base) / kPart;
+  const std::uint64_t count = last - first + 1;
+  return count >= 32 ? ~std::uint32_t{0}
+                     : static_cast<std::uint32_t>(((std::uint64_t{1} << count) - 1) << first);
+}
+
+// Visits every block `region` covers that has history, as (block, the parts
+// of it the region covers, entry); stops at the first visit returning true.
 template <typename Visit>
 bool MoveHistory::any_block(const Region& region, Visit visit) const {
-  if (region.end <= region.start) return false;
+  if (region.end <= region.start || entries_.empty()) return false;
   const std::uint64_t first = region.start / kBlock, last = (region.end - 1) / kBlock;
-  auto it = entries_.lower_bound({region.pid, first});
-  for (; it != entries_.end() && it->first.first == region.pid && it->first.second <= last; ++it) {
-    if (visit(it->second)) return true;
+  if (last - first + 1 > entries_.size()) {  // a huge region: walk the history instead
+    for (const auto& [key, entry] : entries_) {
+      if (key.pid == region.pid && key.block >= first && key.block <= last &&
+          visit(key.block, parts_of(key.block, region.start, region.end), entry)) {
+        return true;
+      }
+    }
+    return false;
+  }
+  for (std::uint64_t b = first; b <= last; ++b) {
+    auto it = entries_.find({region.pid, b});
+    if (it != entries_.end() && visit(b, parts_of(b, region.start, region.end), it->second)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool MoveHistory::held(const Entry& entry, std::uint32_t parts, double now_s,
+                       bool waive_residency) const {
+  std::uint8_t recent[32] = {};
+  for (const Move& move : entry.moves) {
+    const std::uint32_t overlap = move.parts & parts;
+    if (overlap == 0) continue;
+    if (!waive_residency && now_s - move.time < min_residency_s_) return true;
+    if (bounce_limit_ == 0 || now_s - move.time >= backoff_s_) continue;
+    for (std::uint32_t bits = overlap; bits != 0; bits &= bits - 1) {
+      const int part = std::countr_zero(bits);
+      if (++recent[part] >= bounce_limit_) return true;
+    }
   }
   return false;
 }
 
 bool MoveHistory::bouncing(const Region& region, double now_s) const {
-  if (bounce_limit_ == 0) return false;
-  return any_block(region, [&](const Entry& entry) {
-    std::size_t recent = 0;
-    for (double t : entry.moves) recent += now_s - t < backoff_s_ ? 1 : 0;
-    return recent >= bounce_limit_;
+  // Residency waived: what is left holding is the bounce count.
+  return any_block(region, [&](std::uint64_t, std::uint32_t parts, const Entry& entry) {
+    return held(entry, parts, now_s, true);
   });
 }
 
-bool MoveHistory::may_move(const Region& region, double now_s) const {
-  const bool resting = any_block(region, [&](const Entry& entry) {
-    return !entry.moves.empty() && now_s - entry.moves.back() < min_residency_s_;
+bool MoveHistory::may_move(const Region& region, double now_s, bool waive_residency) const {
+  return !any_block(region, [&](std::uint64_t, std::uint32_t parts, const Entry& entry) {
+    return held(entry, parts, now_s, waive_residency);
   });
-  return !resting && !bouncing(region, now_s);
+}
+
+std::optional<Region> MoveHistory::movable_part(const Region& region, double now_s,
+                                                bool waive_residency) const {
+  if (region.end <= region.start) return std::nullopt;
+  if (entries_.empty()) return region;
+  std::vector<std::uint64_t> held_blocks;
+  any_block(region, [&](std::uint64_t block, std::uint32_t parts, const Entry& entry) {
+    if (held(entry, parts, now_s, waive_residency)) held_blocks.push_back(block);
+    return false;
+  });
+  if (held_blocks.empty()) return region;
+  std::sort(held_blocks.begin(), held_blocks.end());
+  std::uint64_t block = region.start / kBlock;
+  const std::uint64_t last = (region.end - 1) / kBlock;
+  std::size_t h = 0;
+  while (h < held_blocks.size() && held_blocks[h] == block) ++h, ++block;
+  if (block > last) return std::nullopt;
+  Region part = region;
+  part.start = std::max(region.start, block * kBlock);
+  if (h < held_blocks.size()) part.end = std::min(region.end, held_blocks[h] * kBlock);
+  return part;
 }
 
 void MoveHistory::record(const Region& region, double now_s) {
   if (region.end <= region.start) return;
   for (std::uint64_t b = region.start / kBlock; b <= (region.end - 1) / kBlock; ++b) {
-    std::vector<double>& moves = entries_[{region.pid, b}].moves;
-    // Several regions of one block moving in the same tick count once.
-    if (moves.empty() || moves.back() != now_s) moves.push_back(now_s);
+    std::vector<Move>& moves = entries_[{region.pid, b}].moves;
+    const std::uint32_t parts = parts_of(b, region.start, region.end);
+    // Several regions of one block moving in the same tick are one move.
+    if (!moves.empty() && moves.back().time == now_s) {
+      moves.back().parts |= parts;
+    } else {
+      moves.push_back({now_s, parts});
+      recorded_.emplace_back(now_s, Key{region.pid, b});
+    }
   }
 }
 
 void MoveHistory::expire(double now_s) {
   const double window = std::max(backoff_s_, min_residency_s_);
-  for (auto it = entries_.begin(); it != entries_.end();) {
+  while (!recorded_.empty() && now_s - recorded_.front().first >= window) {
+    auto it = entries_.find(recorded_.front().second);
+    recorded_.pop_front();
+    if (it == entries_.end()) continue;
     auto& moves = it->second.moves;
-    moves.erase(
-        std::remove_if(moves.begin(), moves.end(), [&](double t) { return now_s - t >= window; }),
-        moves.end());
-    it = moves.empty() ? entries_.erase(it) : std::next(it);
+    moves.erase(std::remove_if(moves.begin(), moves.end(),
+                               [&](const Move& move) { return now_s - move.time >= window; }),
+                moves.end());
+    if (moves.empty()) entries_.erase(it);
   }
 }
 

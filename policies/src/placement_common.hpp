@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -66,6 +68,9 @@ std::vector<unsigned> nearest_of_tier(const Snapshot& snapshot, const NodeLedger
 class Budget {
  public:
   Budget(double policy_mbps, double snapshot_mbps, double tick_s);
+  /// At most `policy_bytes` (nullopt = no cap of the policy's own, e.g. a
+  /// token bucket's balance) and the snapshot's budget × tick.
+  Budget(std::optional<std::uint64_t> policy_bytes, double snapshot_mbps, double tick_s);
   bool allows(std::uint64_t bytes) const { return !left_ || bytes <= *left_; }
   /// Bytes left this tick; nullopt = unlimited.
   std::optional<std::uint64_t> remaining() const { return left_; }
@@ -77,26 +82,63 @@ class Budget {
 
 /// When memory last moved and how often, per 2 MiB block of each process:
 /// regions come and go with the heat map's granules and splits, blocks stay
-/// put, so a region is judged by every block it covers. A block that moved
-/// `bounce_limit` times within `backoff_s` holds its regions for `backoff_s`
-/// after its last move; any moved block rests `min_residency_s`.
+/// put, so a region is judged by the blocks it covers — by the 64 KiB parts
+/// of them that moved, so that regions smaller than a block do not hold
+/// their neighbours. A block that moved
+/// `bounce_limit` times within `backoff_s` is held for `backoff_s` after its
+/// last move; any moved block rests `min_residency_s` unless the caller
+/// waives the rest (the policy's evidence is unambiguous). Held blocks stay;
+/// the rest of a region around them may move. Hashed by (pid, block): a tick
+/// asks about up to every region it may move, and the history holds only
+/// recently moved blocks.
 class MoveHistory {
  public:
   void configure(double min_residency_s, double backoff_s, unsigned bounce_limit);
-  bool may_move(const Region& region, double now_s) const;
+  /// The first part of `region` with no held block: from its start, or from
+  /// the first block after held ones, to the next held block. nullopt when
+  /// every block is held.
+  std::optional<Region> movable_part(const Region& region, double now_s,
+                                     bool waive_residency = false) const;
+  bool may_move(const Region& region, double now_s, bool waive_residency = false) const;
   bool bouncing(const Region& region, double now_s) const;
   void record(const Region& region, double now_s);
-  /// Forgets entries older than the back-off window (bounded memory).
+  /// Forgets moves older than the window (bounded memory), in the order they
+  /// were recorded: the cost is the number forgotten, not the history's size.
   void expire(double now_s);
+  std::size_t size() const { return entries_.size(); }
 
  private:
+  struct Move {
+    double time;
+    std::uint32_t parts;  // the 64 KiB parts of the block it moved
+  };
   struct Entry {
-    std::vector<double> moves;  // times, oldest first, within the window
+    std::vector<Move> moves;  // oldest first, within the window
+  };
+  struct Key {
+    pid_t pid;
+    std::uint64_t block;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+      // splitmix64 finaliser over both halves: blocks are consecutive.
+      std::uint64_t x = k.block * 0x9e3779b97f4a7c15ULL ^ static_cast<std::uint64_t>(k.pid);
+      x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+      x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+      return static_cast<std::size_t>(x ^ (x >> 31));
+    }
   };
   static constexpr std::uint64_t kBlock = std::uint64_t{2} << 20;
+  static constexpr std::uint64_t kPart = kBlock / 32;
+  /// The parts of `block` that [start, end) covers.
+  static std::uint32_t parts_of(std::uint64_t block, std::uint64_t start, std::uint64_t end);
   template <typename Visit>
   bool any_block(const Region& region, Visit visit) const;
-  std::map<std::pair<pid_t, std::uint64_t>, Entry> entries_;  // (pid, block index)
+  /// Whether the `parts` of a block are held by its moves.
+  bool held(const Entry& entry, std::uint32_t parts, double now_s, bool waive_residency) const;
+  std::unordered_map<Key, Entry, KeyHash> entries_;
+  std::deque<std::pair<double, Key>> recorded_;  // (time, block) of each move, oldest first
   double min_residency_s_ = 0, backoff_s_ = 0;
   unsigned bounce_limit_ = 0;
 };

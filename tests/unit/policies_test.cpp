@@ -188,8 +188,12 @@ TEST(Balanced, MovesNoMoreThanTheBudgetAllows) {
 }
 
 TEST(Balanced, AMovedRegionRestsAndABouncerIsHeld) {
-  auto policy =
-      make("balanced", {{"min_residency_s", 10}, {"backoff_s", 100}, {"bounce_limit", 2}});
+  // high_free_pct 8: the pressure demotion below takes the whole region
+  // (history is kept per 64 KiB part: a partial demotion would hold only the
+  // part that moved; see ABouncingPartHoldsOnlyItself).
+  auto policy = make(
+      "balanced",
+      {{"min_residency_s", 10}, {"backoff_s", 100}, {"bounce_limit", 2}, {"high_free_pct", 8}});
   Snapshot s = machine();
   s.workloads = {workload("w", "online", 0, 2, {5})};
   account(s);
@@ -210,6 +214,115 @@ TEST(Balanced, AMovedRegionRestsAndABouncerIsHeld) {
   EXPECT_TRUE(policy->plan(s).moves.empty()) << "a bouncing region is held";
   s.now_s = 112;  // the window has passed
   EXPECT_EQ(policy->plan(s).moves.size(), 1u);
+}
+
+TEST(Balanced, ABouncingPartHoldsOnlyItself) {
+  auto policy =
+      make("balanced", {{"min_residency_s", 10}, {"backoff_s", 100}, {"bounce_limit", 2}});
+  Snapshot s = machine();
+  s.workloads = {workload("w", "online", 0, 2, {5})};
+  account(s);
+  s.now_s = 0;
+  ASSERT_EQ(policy->plan(s).moves.size(), 1u);  // all 64 MiB promoted at t=0
+  s.workloads[0].regions[0].node = 0;
+  account(s);
+  node(s, 0).free_bytes = 5 * MiB;  // under the low watermark: 36 MiB must leave
+  s.now_s = 11;
+  Plan demoted = policy->plan(s);
+  ASSERT_EQ(demoted.moves.size(), 1u);
+  const std::uint64_t start = start_of(s.workloads[0], 0);
+  ASSERT_EQ(demoted.moves[0].start, start);
+  ASSERT_EQ(demoted.moves[0].end, start + 36 * MiB);
+  // Those 36 MiB moved twice within 100 s and are held; the other 28 MiB
+  // moved once, long enough ago, and may move.
+  s.workloads[0].regions[0].node = 2;
+  account(s);
+  s.now_s = 30;
+  Plan plan = policy->plan(s);
+  ASSERT_EQ(plan.moves.size(), 1u);
+  EXPECT_EQ(plan.moves[0].start, start + 36 * MiB);
+  EXPECT_EQ(plan.moves[0].end, start + kRegion);
+  EXPECT_EQ(plan.moves[0].target_node, 0u);
+}
+
+// One fast node of 256 MiB (room for three 64 MiB regions above its high
+// watermark), three regions promoted at t=0, and at t=5 the node full (to
+// its high watermark) and a hotter region on the slow node.
+struct ResidencyCase {
+  std::unique_ptr<Policy> policy = make("balanced", {{"budget_mbps", 0}});
+  Snapshot s = machine();
+  ResidencyCase() {
+    s.nodes.erase(s.nodes.begin() + 1);
+    node(s, 0).total_bytes = 256 * MiB;
+    s.workloads = {workload("old", "default", 0, 2, {100, 100, 100}, 0x10000000, 100)};
+    for (Region& r : s.workloads[0].regions) r.accesses = 100;
+    account(s);
+    s.now_s = 0;
+    EXPECT_EQ(policy->plan(s).moves.size(), 3u);
+    for (Region& r : s.workloads[0].regions) r.node = 0;
+    s.workloads.push_back(workload("new", "default", 0, 2, {40}, 0x90000000, 200));
+    s.workloads[1].regions[0].accesses = 40;
+  }
+  Plan at(double now_s, std::uint64_t old_accesses) {
+    for (Region& r : s.workloads[0].regions) r.accesses = old_accesses;
+    account(s);
+    node(s, 0).free_bytes = 10 * MiB;  // under its high watermark, over its low one: no room
+    s.now_s = now_s;
+    return policy->plan(s);
+  }
+};
+
+TEST(Balanced, ACoolingRegionGivesWayWithinItsResidency) {
+  // The old regions got no access this epoch while their heat (100, 8.5
+  // heat per sample in this tick: 11.8 samples expected) says they should
+  // have: the hot set moved. They may leave 5 s after they came.
+  ResidencyCase c;
+  Plan plan = c.at(5, 0);
+  std::uint64_t promoted = 0, demoted = 0;
+  for (const Move& m : plan.moves) {
+    if (m.workload_id == "new") {
+      EXPECT_EQ(m.target_node, 0u);
+      promoted += m.end - m.start;
+    } else {
+      EXPECT_EQ(m.target_node, 2u);
+      demoted += m.end - m.start;
+    }
+  }
+  EXPECT_EQ(promoted, kRegion);
+  // The room it needs above the high watermark (10.24 MiB short of it), in
+  // whole 2 MiB chunks.
+  EXPECT_EQ(demoted, kRegion + 2 * MiB);
+}
+
+TEST(Balanced, AWarmRegionKeepsItsResidency) {
+  // Still accessed as its heat says: the minimum residency holds it, even
+  // for hotter data (and after it, the hysteresis would).
+  ResidencyCase c;
+  c.s.workloads[1].regions[0].heat = 300;
+  c.s.workloads[1].regions[0].accesses = 300;
+  EXPECT_TRUE(c.at(5, 50).moves.empty());
+}
+
+TEST(Balanced, UnusedBudgetCarriesOverUpToTheBurst) {
+  auto policy = make("balanced", {{"budget_mbps", 64}, {"burst_s", 4}});
+  Snapshot s = machine();
+  s.workloads = {workload("w", "online", 0, 0, {8})};  // already right: nothing to move
+  account(s);
+  for (int t = 1; t <= 9; ++t) {
+    s.now_s = t;
+    ASSERT_TRUE(policy->plan(s).moves.empty());
+  }
+  // Nine idle ticks, but the bucket holds four seconds' worth.
+  s.workloads.push_back(workload("h", "online", 0, 2, {9, 9, 9, 9, 9, 9}, 0x90000000, 200));
+  account(s);
+  s.now_s = 10;
+  std::uint64_t bytes = 0;
+  for (const Move& m : policy->plan(s).moves) bytes += m.end - m.start;
+  EXPECT_EQ(bytes, 4 * 64 * MiB);
+  s.now_s = 11;  // spent: one tick's worth again
+  bytes = 0;
+  for (const Move& m : policy->plan(s).moves) bytes += m.end - m.start;
+  EXPECT_EQ(bytes, 64 * MiB);
 }
 
 TEST(Balanced, LeavesPlacementAloneWhenItIsAlreadyRight) {
