@@ -65,7 +65,7 @@ if [[ $RUN == 1 ]]; then
       echo "bench-placement: workload $w, contender $c (fresh boot)"
       start=$(date +%s)
       status=PASS
-      H2H_SECONDS=${SECONDS_OPT:-60} "$REPO/tests/vm/run.sh" --build-dir "$BUILD" --mode numa \
+      "$REPO/tests/vm/run.sh" --build-dir "$BUILD" --mode numa \
         --scenario "h2h_$w" "${env_args[@]}" >"$dir/run.log" 2>&1 || status=FAIL
       cp -a "$BUILD/vm/runs/numa/out/h2h_$w" "$dir/out" 2>/dev/null || status=FAIL
       cp "$BUILD/vm/runs/numa/console.log" "$dir/" 2>/dev/null || true

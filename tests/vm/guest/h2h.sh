@@ -20,7 +20,7 @@
 #   R.census.jsonl          hotset's census lines (workloads/hotset/census.hpp)
 #   R.vmstat.before/.after  /proc/vmstat before the contender starts and at
 #                           the final census
-#   R.contender             the contender's name
+#   R.contender, R.seconds  the contender's name, the run's length
 #   R.damon.txt             damon: the schemes' stats at the end
 #   R.tierd.*               tierd: status/workloads JSON, its stdout/stderr
 #   h2h.log                 "key value" observations (kdamonds at boot, ...)
@@ -243,6 +243,7 @@ h2h_wait_exit() {
 # census, contender off, hotset verifies and exits.
 h2h_run() {
   R=$1 c=$2 secs=$3; shift 3
+  echo "$secs" >"$R.seconds"
   rm -f $H2H_GO
   h2h_hotset "$R" hotset "$@" --duration "$secs" || return 1
   pid=$HS_PID

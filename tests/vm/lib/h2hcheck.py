@@ -103,11 +103,15 @@ def summary(folder, prefix):
     return s
 
 
-def check_run(c, prefix, seconds):
+def check_run(c, prefix, seconds=None):
     """The common assertions on one run: hotset exited 0 and verified, a
-    census about every second through the run, the final one, vmstat read
-    at both ends. Returns the summary."""
+    census about every second through the run (`seconds` long, default: what
+    the guest wrote in PREFIX.seconds), the final one, vmstat read at both
+    ends. Returns the summary."""
     s = summary(c.dir, prefix)
+    if seconds is None:
+        text = _read(os.path.join(c.dir, prefix + ".seconds")).strip()
+        seconds = int(text) if text.isdigit() else 60
     c.eq("%s: hotset exit status" % prefix, s["rc"], 0)
     c.eq("%s: hotset verified every page" % prefix, s["verified"], True)
     if s["final"] is None:
@@ -132,7 +136,7 @@ def describe(s):
                 s["end_moved_pages"], s["end_pingpong_pages"], s["census_query_s_max"]))
 
 
-def bench_check(name, prefixes, seconds=60):
+def bench_check(name, prefixes):
     """The check of a benchmark scenario (h2h_a/b/c): the runs happened and
     were measured; the figures are printed, not judged (the benchmark's
     report compares contenders)."""
@@ -140,7 +144,7 @@ def bench_check(name, prefixes, seconds=60):
     c = vmcheck.Check(name)
     c.eq("exit status", c.rc(), 0)
     for prefix in prefixes:
-        s = check_run(c, prefix, seconds)
+        s = check_run(c, prefix)
         c.note(describe(s))
     log = _read(os.path.join(c.dir, "h2h.log"))
     kd = [ln for ln in log.splitlines() if ln.startswith("kdamonds_at_boot")]

@@ -18,6 +18,8 @@ h2h_kdamonds_at_boot
 c=${H2H_CONTENDER:-none}
 secs=${H2H_SECONDS:-60}
 rm -f "$H2H_GO"
+echo "$secs" >c_online.seconds
+echo "$secs" >c_offline.seconds
 cp /opt/tier/bin/hotset /tmp/hotset-offline
 h2h_hotset c_online hotset --size 512M --hot 128M --dist zipf:0.99 --node 2 \
   --policy first-touch --cpus 0 --threads 1 --fast-nodes 0 --duration "$secs" || exit 1
