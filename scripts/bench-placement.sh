@@ -55,7 +55,8 @@ done
 failed=0
 if [[ $RUN == 1 ]]; then
   commit=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)
-  git -C "$REPO" diff --quiet HEAD 2>/dev/null || commit="$commit+changes"
+  # Uncommitted changes outside docs/ (this script writes the table there).
+  git -C "$REPO" diff --quiet HEAD -- . ':(exclude)docs' 2>/dev/null || commit="$commit+changes"
   for w in "${workloads[@]}"; do
     for c in "${contenders[@]}"; do
       dir=$RESULTS/$w-$c
