@@ -48,12 +48,17 @@ def row(workload, contender, meta, runs):
             "-" if off["end_share"] is None else "%.2f" % off["end_share"]))
         a, b = on["first_demoted_mono_s"], off["first_demoted_mono_s"]
         if a is None and b is None:
-            first = "neither demoted"
-        elif b is not None and (a is None or b <= a):
+            first = "neither lost a fast page"
+        elif a is not None and b is not None and abs(a - b) < 1.0:
+            first = "both first lost fast pages in the same census (t=%.0f s)" % (
+                on["first_demoted_t_s"])
+        elif b is not None and (a is None or b < a):
             first = "offline demoted first (t=%.0f s)" % off["first_demoted_t_s"]
         else:
             first = "online demoted first (t=%.0f s)" % on["first_demoted_t_s"]
         notes.append(first)
+        notes.append("pages demoted by the end: online %s, offline %s" % (
+            on["end_demoted"], off["end_demoted"]))
     moved = main["vmstat"].get("pgmigrate_success") if main["vmstat"] else None
     return "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
         workload.upper() + (" (online)" if workload == "c" else ""), contender,
