@@ -159,9 +159,20 @@ TOML
   h2h_log "tierd_started yes"
 }
 
+# h2h_tierd_stop: SIGTERM (tierd restores the kernel settings it changed),
+# SIGKILL if it is still there after 10 s.
 h2h_tierd_stop() {
   [ -n "${TIERD:-}" ] || return 0
   kill -TERM "$TIERD" 2>/dev/null
+  i=0
+  # Running or sleeping, not yet a zombie waiting for us.
+  while [ $i -lt 100 ] && grep -q ') [^Z]' "/proc/$TIERD/stat" 2>/dev/null; do
+    i=$((i + 1)); sleep 0.1
+  done
+  if grep -q ') [^Z]' "/proc/$TIERD/stat" 2>/dev/null; then
+    h2h_log "tierd_sigkill yes"
+    kill -KILL "$TIERD" 2>/dev/null
+  fi
   wait "$TIERD" 2>/dev/null
   TIERD=
 }
