@@ -21,6 +21,7 @@ help:
 	@echo "make format        clang-format every source file in place"
 	@echo "make format-check  fail if any source file is not clang-formatted"
 	@echo "make tidy          clang-tidy with the committed .clang-tidy (slow; not in make test)"
+	@echo "make bench-placement  head-to-head of placement contenders in the emulated machine (not in make test)"
 
 deps:
 	@scripts/install-deps.sh
@@ -60,6 +61,14 @@ tidy: build
 
 clean:
 	rm -rf $(BUILD)
+
+# The head-to-head of placement contenders, one fresh QEMU boot per contender x
+# workload (~75 s each, 15 runs); writes its table into docs/benchmarks.md.
+#   make bench-placement BENCH_ARGS="--contenders none,kernel --workloads a"
+BENCH_ARGS ?=
+.PHONY: bench-placement
+bench-placement: build
+	scripts/bench-placement.sh --build-dir $(abspath $(BUILD)) $(BENCH_ARGS)
 
 # libFuzzer targets (fuzz/, clang, own build dir); not part of `make test`.
 #   make fuzz                     60 s per target

@@ -7,5 +7,6 @@ add_executable(hotset
   ${CMAKE_CURRENT_LIST_DIR}/hotset/options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/hotset/placement.cpp
   ${CMAKE_CURRENT_LIST_DIR}/hotset/access.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/hotset/truth.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/hotset/truth.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/hotset/census.cpp)
 target_link_libraries(hotset PRIVATE tier_warnings numa Threads::Threads)

@@ -7,6 +7,10 @@
 #
 # usage: tests/vm/run.sh [--mode MODE|all] [--kernel 6.12|6.1]
 #                        [--build-dir DIR] [--scenario NAME] [--keep]
+#                        [--env KEY=VALUE]...
+# --env adds KEY=VALUE to the guest's /etc/vmtest.env (scenario parameters,
+# e.g. the head-to-head's contender). A scenario with "# vmtest-explicit: yes"
+# runs only when --scenario names it (benchmarks, not part of make vmtest).
 # Prints one PASS/FAIL line per mode and scenario and ends with
 # "vmtest: N passed, M failed"; exits non-zero on any failure or timeout.
 # Everything downloaded or produced lives under BUILD/vm (see docs/testing.md).
@@ -34,7 +38,7 @@ usage() {
 }
 
 parse_args() {
-  MODES=() KERNEL_OVERRIDE="" BUILD="$REPO/build" ONLY_SCENARIO="" KEEP=0
+  MODES=() KERNEL_OVERRIDE="" BUILD="$REPO/build" ONLY_SCENARIO="" KEEP=0 GUEST_ENV=()
   while [[ $# -gt 0 ]]; do
     case $1 in
       --mode) [[ $# -ge 2 ]] || usage
@@ -44,6 +48,9 @@ parse_args() {
       --build-dir) [[ $# -ge 2 ]] || usage; BUILD=$2; shift 2 ;;
       --scenario) [[ $# -ge 2 ]] || usage; ONLY_SCENARIO=$2; shift 2 ;;
       --keep) KEEP=1; shift ;;
+      --env) [[ $# -ge 2 && $2 =~ ^[A-Z][A-Z0-9_]*=[A-Za-z0-9_.,:/+-]*$ ]] ||
+               die "--env wants KEY=VALUE (KEY in capitals, VALUE without blanks or quotes)"
+             GUEST_ENV+=("$2"); shift 2 ;;
       -h|--help) usage ;;
       *) log "unknown argument '$1'"; usage ;;
     esac
@@ -75,6 +82,7 @@ scenarios_for() {
     name=$(basename "$f" .sh)
     [[ -z $ONLY_SCENARIO || $name == "$ONLY_SCENARIO" ]] || continue
     modes=$(scenario_header "$f" modes)
+    [[ $(scenario_header "$f" explicit) != yes || $name == "$ONLY_SCENARIO" ]] || continue
     if [[ $modes == all || " $modes " == *" $mode "* ]]; then
       printf '%s\n' "$name"
     fi

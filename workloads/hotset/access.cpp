@@ -4,6 +4,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -65,11 +66,12 @@ std::size_t Zipf::draw(double u) const {
 }
 
 Workers::Workers(char* base, const Options& opts, const Layout& layout,
-                 const std::atomic<unsigned>& phase)
+                 const std::atomic<unsigned>& phase, const std::atomic<std::size_t>* limit)
     : base_(base),
       opts_(opts),
       layout_(layout),
       phase_(phase),
+      limit_(limit),
       zipf_(layout.hot_pages(), opts.zipf ? opts.theta : 0) {
   for (unsigned i = 0; i < opts_.threads; ++i) threads_.emplace_back([this, i] { run(i); });
 }
@@ -104,9 +106,19 @@ void Workers::run(unsigned id) {
   std::uint64_t reads = 0, writes = 0, sink = 0;
   while (!stop_.load(std::memory_order_relaxed)) {
     unsigned phase = phase_.load(std::memory_order_relaxed);
+    std::size_t lim = limit_ != nullptr ? limit_->load(std::memory_order_relaxed) : hot;
+    if (lim == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      continue;
+    }
     for (unsigned k = 0; k < kBatch; ++k) {
       std::uint64_t r = rng.next();
-      std::size_t index = opts_.zipf ? zipf_.draw(rng.unit()) : (r >> 32) % hot;
+      std::size_t index = (r >> 32) % lim;
+      if (opts_.zipf) {
+        index = zipf_.draw(rng.unit());
+        for (int tries = 0; index >= lim && tries < 16; ++tries) index = zipf_.draw(rng.unit());
+        if (index >= lim) index %= lim;
+      }
       std::size_t line = (r >> 58) % (kPage / kLine);  // bits apart from the write choice
       auto* p = reinterpret_cast<std::uint64_t*>(base_ + layout_.page(phase, index) * kPage +
                                                  line * kLine);

@@ -60,11 +60,13 @@ struct Counters {
 };
 
 // Runs opts.threads workers over the buffer until stop is set; each reads
-// `phase` about every thousand accesses.
+// `phase` (and `limit`) about every thousand accesses. With a limit (a
+// growing buffer) only the hot set's first `limit` pages are drawn from:
+// the distribution truncated there (Zipf by redrawing), none while it is 0.
 class Workers {
  public:
-  Workers(char* base, const Options& opts, const Layout& layout,
-          const std::atomic<unsigned>& phase);
+  Workers(char* base, const Options& opts, const Layout& layout, const std::atomic<unsigned>& phase,
+          const std::atomic<std::size_t>* limit = nullptr);
   ~Workers();
   Workers(const Workers&) = delete;
   Workers& operator=(const Workers&) = delete;
@@ -77,6 +79,7 @@ class Workers {
   const Options& opts_;
   const Layout& layout_;
   const std::atomic<unsigned>& phase_;
+  const std::atomic<std::size_t>* limit_;
   Zipf zipf_;
   std::atomic<bool> stop_{false};
   Counters counters_;

@@ -12,6 +12,10 @@
 //    "hot_resident":[{..} per phase]}
 // exiting 1 if any page lost its pattern. Cold pages are never touched
 // between the ready line and that final verification.
+// --start-file delays the accesses (and their clock) until a file exists;
+// --census appends a residency census line every --census-ms (census.hpp);
+// --grow-mbps first-touches the buffer progressively from the start of the
+// accesses instead of before the ready line, accessing only what exists.
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -21,14 +25,18 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <string>
+#include <thread>
 
 #include "access.hpp"
+#include "census.hpp"
 #include "options.hpp"
 #include "pattern.hpp"
 #include "placement.hpp"
@@ -99,7 +107,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "hotset: madvise(MADV_NOHUGEPAGE): %s\n", std::strerror(errno));
     return 1;
   }
-  std::string method = hotset::place_and_fill(base, o, hotset::plan_regions(o));
+  const bool growing = o.grow_mibps > 0;
+  std::string method = growing ? "grow" : hotset::place_and_fill(base, o, hotset::plan_regions(o));
   if (method.empty()) return 1;
 
   auto addr = reinterpret_cast<std::uintptr_t>(base);
@@ -130,15 +139,61 @@ int main(int argc, char** argv) {
     }
   }
 
+  if (!o.start_file.empty()) {
+    // Polled, with the signals still answered: a scenario may give up.
+    struct timespec poll = to_timespec(0.01);
+    while (access(o.start_file.c_str(), F_OK) != 0) {
+      int sig = sigtimedwait(&sigs, nullptr, &poll);
+      if (sig == SIGTERM || sig == SIGINT) return 0;
+    }
+  }
+
   std::atomic<unsigned> phase{0};
+  // Hot-set pages the workers may draw from: all of them, or (growing) the
+  // ones first-touched so far (the hot set starts at the buffer's start).
+  std::atomic<std::size_t> limit{growing ? 0 : layout.hot_pages()};
+  std::atomic<std::size_t> grown{growing ? 0 : o.size};  // bytes placed and filled
+  std::atomic<bool> grow_stop{false}, grow_failed{false};
+  std::unique_ptr<hotset::Census> census;
+  if (!o.census.empty()) {
+    census = std::make_unique<hotset::Census>(base, o, layout);
+    if (!census->ok()) return 1;
+  }
   double start = now_s();
-  hotset::Workers workers(base, o, layout, phase);
+  std::thread grower;
+  if (growing) {
+    grower = std::thread([&] {
+      constexpr std::size_t kStep = 2u << 20;
+      while (!grow_stop.load() && grown.load() < o.size) {
+        double due = o.grow_mibps * 1048576.0 * (now_s() - start);
+        std::size_t done = grown.load();
+        if (static_cast<double>(done) >= due) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(5));
+          continue;
+        }
+        std::size_t len = std::min(kStep, o.size - done);
+        if (!hotset::place_chunk(base + done, len, o)) {
+          grow_failed.store(true);
+          return;
+        }
+        grown.store(done + len);
+        limit.store(std::min((done + len) / kPage, layout.hot_pages()));
+      }
+    });
+  }
+  hotset::Workers workers(base, o, layout, phase, &limit);
   double end = o.duration_s > 0 ? start + o.duration_s : INFINITY;
   double next_shift = o.phase_shift_s > 0 ? start + o.phase_shift_s : INFINITY;
+  double next_census = census ? start : INFINITY;
   int rc = 0;
   for (;;) {
     double t = now_s();
     if (t >= end) break;
+    if (t >= next_census) {
+      if (!census->take(t - start, phase.load(), limit.load())) rc = 1;
+      next_census = std::max(next_census + o.census_ms / 1000.0, now_s());
+      continue;
+    }
     if (t >= next_shift) {
       unsigned p = phase.load() + 1;
       if (!truth.add_phase(layout, p, next_shift - start)) rc = 1;
@@ -147,7 +202,7 @@ int main(int argc, char** argv) {
       continue;
     }
     // Wake at the next event, or hourly when there is none (run until a signal).
-    double wait = std::min({end, next_shift, t + 3600.0}) - t;
+    double wait = std::min({end, next_shift, next_census, t + 3600.0}) - t;
     struct timespec ts = to_timespec(wait);
     int sig = sigtimedwait(&sigs, nullptr, &ts);
     if (sig == SIGTERM || sig == SIGINT) break;
@@ -158,7 +213,11 @@ int main(int argc, char** argv) {
     }
   }
   workers.stop();
+  grow_stop.store(true);
+  if (grower.joinable()) grower.join();
+  if (grow_failed.load()) rc = 1;
   double seconds = now_s() - start;
+  if (census && !census->take(seconds, phase.load(), limit.load(), true)) rc = 1;
   std::uint64_t reads = workers.counters().reads.load();
   std::uint64_t writes = workers.counters().writes.load();
   unsigned phases = phase.load() + 1;
@@ -174,12 +233,13 @@ int main(int argc, char** argv) {
     per_phase += (p ? "," : "") + hotset::residency_json(count);
   }
   per_phase += "]";
-  std::size_t bad = count_bad_pages(base, o.size);
+  std::size_t bad = count_bad_pages(base, grown.load());  // untouched pages hold zeros
   std::printf("{\"accesses\":%" PRIu64 ",\"reads\":%" PRIu64 ",\"writes\":%" PRIu64
               ",\"seconds\":%.3f,\"accesses_per_s\":%.0f,\"phases\":%u,\"pages\":%zu,"
-              "\"bad_pages\":%zu,\"verified\":%s,\"nodes\":%s,\"hot_resident\":%s}\n",
+              "\"placed_bytes\":%zu,\"bad_pages\":%zu,\"verified\":%s,\"nodes\":%s,"
+              "\"hot_resident\":%s}\n",
               reads + writes, reads, writes, seconds, static_cast<double>(reads + writes) / seconds,
-              phases, o.size / kPage, bad, bad == 0 ? "true" : "false", nodes.c_str(),
+              phases, o.size / kPage, grown.load(), bad, bad == 0 ? "true" : "false", nodes.c_str(),
               per_phase.c_str());
   std::fflush(stdout);
   return bad != 0 ? 1 : rc;

@@ -1,5 +1,6 @@
 #include "options.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -14,8 +15,10 @@ constexpr const char* kUsage =
     "              [--hot-nodes N,M,...] [--dist uniform|zipf:THETA]\n"
     "              [--mix read|write|rw:FRACTION_WRITES] [--threads N] [--cpus LIST]\n"
     "              [--duration S] [--phase-shift S] [--truth FILE] [--ready-file FILE]\n"
-    "              [--policy bind|bind-balancing|first-touch]\n"
-    "sizes and offsets are multiples of 4 KiB; 0 < THETA < 1; LIST is like 0-1,3\n";
+    "              [--policy bind|bind-balancing|first-touch] [--start-file FILE]\n"
+    "              [--census FILE] [--census-ms MS] [--fast-nodes LIST] [--grow-mbps R]\n"
+    "sizes and offsets are multiples of 4 KiB; 0 < THETA < 1; LIST is like 0-1,3;\n"
+    "R in MiB/s (--grow-mbps: no --hot-offset, --hot-nodes or --phase-shift)\n";
 
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr, "hotset: %s\n%s", why.c_str(), kUsage);
@@ -164,6 +167,19 @@ Options parse_options(int argc, char** argv) {
       o.truth = v;
     } else if (a == "--ready-file") {
       o.ready_file = v;
+    } else if (a == "--start-file") {
+      o.start_file = v;
+    } else if (a == "--census") {
+      o.census = v;
+    } else if (a == "--census-ms") {
+      if (!parse_double(v, o.census_ms) || o.census_ms < 10) usage("bad --census-ms " + v);
+    } else if (a == "--fast-nodes") {
+      if (!parse_list(v, o.fast_nodes) ||
+          std::any_of(o.fast_nodes.begin(), o.fast_nodes.end(), [](int id) { return id > 63; })) {
+        usage("bad --fast-nodes " + v + " (node ids 0-63)");
+      }
+    } else if (a == "--grow-mbps") {
+      if (!parse_double(v, o.grow_mibps) || o.grow_mibps <= 0) usage("bad --grow-mbps " + v);
     } else if (a == "--policy") {
       if (v == "bind") {
         o.policy = Policy::kBind;
@@ -186,6 +202,9 @@ Options parse_options(int argc, char** argv) {
   if (o.hot_offset + o.hot > o.size) usage("the hot set (--hot-offset + --hot) exceeds --size");
   if (!o.hot_nodes.empty() && o.hot / kPage < o.hot_nodes.size()) {
     usage("--hot has fewer pages than --hot-nodes has nodes");
+  }
+  if (o.grow_mibps > 0 && (o.hot_offset != 0 || !o.hot_nodes.empty() || o.phase_shift_s > 0)) {
+    usage("--grow-mbps takes no --hot-offset, --hot-nodes or --phase-shift");
   }
   return o;
 }

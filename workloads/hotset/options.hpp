@@ -33,7 +33,12 @@ struct Options {
   double phase_shift_s = 0;  // 0: the hot set never moves
   std::string truth;         // truth file path, empty: none
   std::string ready_file;    // touched once the ready line is out
+  std::string start_file;    // accesses start once this file exists, empty: at once
   Policy policy = Policy::kBind;
+  std::string census;              // census JSON lines file, empty: no census
+  double census_ms = 1000;         // census period
+  std::vector<int> fast_nodes{0};  // the fast tier, for the census
+  double grow_mibps = 0;           // > 0: first-touch the buffer progressively at this rate
 };
 
 // Parses argv; on error prints why and the usage to stderr and exits 2.

@@ -107,4 +107,29 @@ std::string place_and_fill(char* base, const Options& o, const std::vector<Regio
   return method;
 }
 
+bool place_chunk(char* p, std::size_t length, const Options& o) {
+  Region r{0, length, o.node};
+  std::string method;
+  switch (o.policy) {
+    case Policy::kBind:
+      if (!bind(p, length, o.node)) return false;
+      break;
+    case Policy::kBindBalancing:
+      return place_balancing(p, r, method);
+    case Policy::kFirstTouch: {
+      auto mask = mask_of(o.node);
+      if (mbind(p, length, MPOL_PREFERRED, mask.data(), kMaskBits, 0) != 0) {
+        return fail("mbind(MPOL_PREFERRED)", o.node);
+      }
+      fill(p, length);
+      if (mbind(p, length, MPOL_DEFAULT, nullptr, 0, 0) != 0) {
+        return fail("mbind(MPOL_DEFAULT)", o.node);
+      }
+      return true;
+    }
+  }
+  fill(p, length);
+  return true;
+}
+
 }  // namespace hotset

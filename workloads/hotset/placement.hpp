@@ -29,6 +29,12 @@ std::vector<Region> plan_regions(const Options& o);
 // on failure prints why and returns an empty string.
 std::string place_and_fill(char* base, const Options& o, const std::vector<Region>& regions);
 
+// One step of a growing buffer (--grow-mbps): gives [p, p + length) o.policy
+// on o.node and fills it. first-touch uses MPOL_PREFERRED for the touch (a
+// full node spills over to the next one instead of the OOM killer), then
+// MPOL_DEFAULT. False (with a message) on failure.
+bool place_chunk(char* p, std::size_t length, const Options& o);
+
 // {node: pages} of [base, base + length), and that map as JSON.
 inline std::map<int, std::size_t> residency(char* base, std::size_t length) {
   return tier_workloads::own_page_nodes(base, length);

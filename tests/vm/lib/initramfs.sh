@@ -121,6 +121,8 @@ VMTEST_SCENARIOS="${SCENARIOS[*]}"
 VMTEST_SCENARIO_TIMEOUT=$SCENARIO_TIMEOUT
 VMTEST_SETUP_TIMEOUT=$SETUP_TIMEOUT
 ENV
+  # run.sh --env KEY=VALUE (checked there: no blanks or quotes).
+  if [[ ${#GUEST_ENV[@]} -gt 0 ]]; then printf '%s\n' "${GUEST_ENV[@]}" >>"$root/etc/vmtest.env"; fi
 
   # Uncompressed: QEMU loads it straight into guest memory, and unpacking a
   # compressed archive under TCG costs more than the copy saves.
