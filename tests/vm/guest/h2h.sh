@@ -227,6 +227,17 @@ h2h_hotset() {
   h2h_log "ready $n uptime $(cut -d' ' -f1 /proc/uptime)"
 }
 
+# h2h_ballast MIB: take MIB of node 0 out of play with 2 MiB huge pages
+# reserved on it (no process holds them; restored at exit), so node 0 fits
+# the hot set but not the whole workload, as the workloads A and B
+# ask: the 4-node machine's 1 GiB node 0 alone would hold all 768 MiB.
+h2h_ballast() {
+  hp=/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages
+  knob_set $hp $(($1 / 2))
+  h2h_log "ballast_node0_mib $(($(cat $hp) * 2))"
+  h2h_log "node0_free_kb_after_ballast $(awk '/MemFree/ { print $4 }' /sys/devices/system/node/node0/meminfo)"
+}
+
 # h2h_go: release every waiting hotset at once (their t_s = 0).
 h2h_go() {
   h2h_log "go uptime $(cut -d' ' -f1 /proc/uptime)"
