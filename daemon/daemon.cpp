@@ -119,7 +119,7 @@ void Daemon::start() {
   use_policy(config_.policy, config_.policy_params);
   recover_state();
   std::vector<std::string> applied;
-  warn_lines(kernel_.apply(config_, &applied), "kernel: ");
+  warn_lines(kernel_.apply(with_heat_choice(config_), &applied), "kernel: ");
   log_lines(applied, "kernel: ");
   registry_.configure(config_.watches, config_.rules);
 
@@ -228,11 +228,12 @@ std::vector<std::string> Daemon::reload() {
       log::info() << "reload: topology now " << topology_summary(*topology) << " (was "
                   << topology_summary(*topology_) << ")";
     }
+    const std::string running_source = heat_choice_.source;
     std::vector<std::string> applied;
-    warn_lines(kernel_.apply(next, &applied), "kernel: ");
+    warn_lines(kernel_.apply(with_heat_choice(next), &applied), "kernel: ");
     log_lines(applied, "kernel: ");
     registry_.configure(next.watches, next.rules);
-    const bool restart_placement = next.heat_source != config_.heat_source ||
+    const bool restart_placement = heat_choice_.source != running_source ||
                                    next.epoch_ms != config_.epoch_ms ||
                                    topology_summary(*topology) != topology_summary(*topology_);
     topology_ = std::move(topology);

@@ -27,6 +27,7 @@
 #include "kernel_settings.hpp"
 #include "metrics/metrics.hpp"
 #include "options.hpp"
+#include "placement/heat_choice.hpp"
 #include "placement/placement_worker.hpp"
 #include "residency_scanner.hpp"
 #include "service_notifier.hpp"
@@ -75,6 +76,10 @@ class Daemon {
 
   // --- placement: heat, moves, what they did (placement_state.cpp) ---
   void start_placement();
+  /// The heat source `own` + `auto` resolves to, and the config the kernel
+  /// settings are applied from (heat_source resolved).
+  Config with_heat_choice(const Config& config);
+  std::vector<tier::policy::NodeState> node_states() const;
   void take_heat(std::vector<WorkloadHeatView> views);
   void take_moves(std::vector<MoveOutcome> outcomes);
   void note_withheld(const std::vector<WithheldMove>& withheld);
@@ -142,6 +147,7 @@ class Daemon {
   // Placement: the worker's last view of each workload, and what tierd's
   // moves did per workload since start.
   std::map<std::string, WorkloadHeatView> heat_views_;
+  HeatChoice heat_choice_;
   struct MoveStats {
     std::uint64_t promoted_bytes = 0, demoted_bytes = 0;
     std::uint64_t promoted_pages = 0, demoted_pages = 0;

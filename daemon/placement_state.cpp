@@ -6,6 +6,7 @@
 #include "log.hpp"
 #include "tier/heat/collector.hpp"
 #include "tier/heat/selection.hpp"
+#include "tier/heat/sources.hpp"
 
 namespace tierd {
 
@@ -37,10 +38,23 @@ std::uint64_t kernel_demoted(const std::map<std::string, std::uint64_t>& vmstat)
 
 }  // namespace
 
+Config Daemon::with_heat_choice(const Config& config) {
+  if (!memory_) memory_ = tier::read_memory_snapshot(tier::SysRoot(config.topology_root));
+  const bool own_auto = config.kernel_tiering == KernelTiering::own && config.heat_source == "auto";
+  const bool bpf_loads =
+      own_auto && tier::heat::bpf_fault_availability(tier::SysRoot("/")).available;
+  heat_choice_ = choose_heat_source(config, bpf_loads, node_states());
+  if (own_auto)
+    log::info() << "placement: heat source " << heat_choice_.source << ": " << heat_choice_.why;
+  Config effective = config;
+  effective.heat_source = heat_choice_.source;
+  return effective;
+}
+
 void Daemon::start_placement() {
   placement_.reset();  // a reload: the old worker's sources stop first
   PlacementWorkerSettings settings;
-  settings.heat_source = config_.heat_source;
+  settings.heat_source = heat_choice_.source;
   settings.epoch = std::chrono::milliseconds(config_.epoch_ms);
   settings.source_options.interval = settings.epoch;
   settings.source_options.cpu_node = tier::heat::cpu_nodes(*topology_);
@@ -195,7 +209,8 @@ boost::json::value Daemon::placement_json() const {
         std::min(kernel_demoted(memory_->vmstat), kernel_demoted(vmstat_at_start_));
   }
   return json::object{{"kernel_tiering", to_string(config_.kernel_tiering)},
-                      {"heat_source", config_.heat_source},
+                      {"heat_source", heat_choice_.source},
+                      {"heat_source_why", heat_choice_.why},
                       {"moves_executed", moves_executed_},
                       {"moves_withheld", moves_withheld_},
                       {"last_withheld_reason", last_withheld_reason_},

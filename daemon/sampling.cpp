@@ -118,20 +118,24 @@ std::vector<WorkloadPlacement> Daemon::placements() const {
   return out;
 }
 
+std::vector<tier::policy::NodeState> Daemon::node_states() const {
+  std::vector<tier::policy::NodeState> nodes;
+  if (!memory_) return nodes;
+  for (const tier::NodeMemory& node : memory_->nodes) {
+    const tier::Node* known = topology_->node(node.node);
+    nodes.push_back({node.node, known ? known->tier : 0, known ? !known->cpus.empty() : false,
+                     node.total_bytes, node.free_bytes, node.high_watermark_bytes});
+  }
+  return nodes;
+}
+
 tier::policy::Snapshot Daemon::policy_snapshot() const {
   tier::policy::Snapshot snapshot;
   snapshot.topology = topology_.get();
   snapshot.now_s = std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
   snapshot.tick_s = config_.tick_ms / 1000.0;
   snapshot.latency_ns = latency_matrix();
-  if (memory_) {
-    for (const tier::NodeMemory& node : memory_->nodes) {
-      const tier::Node* known = topology_->node(node.node);
-      snapshot.nodes.push_back({node.node, known ? known->tier : 0,
-                                known ? !known->cpus.empty() : false, node.total_bytes,
-                                node.free_bytes, node.high_watermark_bytes});
-    }
-  }
+  snapshot.nodes = node_states();
   for (const Workload& workload : registry_.workloads()) {
     tier::policy::WorkloadState state;
     state.id = workload.id;

@@ -11,6 +11,7 @@
 #include <deque>
 
 #include "memory_fakes.hpp"
+#include "placement/heat_choice.hpp"
 #include "placement/heat_regions.hpp"
 #include "placement/placement_worker.hpp"
 #include "placement/plan_filter.hpp"
@@ -145,6 +146,28 @@ TEST(PlanFilter, CoexistLeavesPromotionIntoRoomyNodesToTheKernel) {
   ASSERT_EQ(f.withheld.size(), 1u);
   EXPECT_EQ(f.withheld[0].planned.move.target_node, 1u);
   EXPECT_EQ(f.withheld[0].why, "coexist: node 1 has room, the kernel promotes into it");
+}
+
+// own + auto: hint faults (bpf-fault) only while every fast node with CPUs is
+// short of free memory, so a promotion rate limit of 0 holds the kernel's own
+// promotion off; otherwise NUMA balancing stays off and `auto` picks.
+TEST(HeatChoice, OwnUsesHintFaultsOnlyWhereKernelPromotionCanBeHeldOff) {
+  Config own;
+  own.kernel_tiering = KernelTiering::own;
+  tier::policy::Snapshot s = two_tier_snapshot();  // node 0: 512 MiB free of 4 GiB; node 1 roomy
+  HeatChoice roomy = choose_heat_source(own, true, s.nodes);
+  EXPECT_EQ(roomy.source, "auto");
+  EXPECT_NE(roomy.why.find("node 1 has 32768 MiB free"), std::string::npos) << roomy.why;
+  s.nodes[1].free_bytes = 2 * (std::uint64_t{1} << 30);  // below its 4 GiB + 64 MiB floor
+  HeatChoice held = choose_heat_source(own, true, s.nodes);
+  EXPECT_EQ(held.source, "bpf-fault");
+  EXPECT_NE(held.why.find("0 (512 MiB free < 1088 MiB)"), std::string::npos) << held.why;
+  EXPECT_EQ(choose_heat_source(own, false, s.nodes).source, "auto");  // no BPF here
+  Config named = own;
+  named.heat_source = "damon";
+  EXPECT_EQ(choose_heat_source(named, true, s.nodes).source, "damon");
+  Config coexist;  // coexist and observe never change what the kernel scans
+  EXPECT_EQ(choose_heat_source(coexist, true, s.nodes).source, "auto");
 }
 
 // Plays back one batch of samples per poll.

@@ -325,7 +325,10 @@ TEST_F(Tierd, KernelTieringOwnIsUndoneOnReloadAndAfterACrash) {
   if (::access(knob, W_OK) != 0) GTEST_SKIP() << knob << " not writable";
   ScopedSysctl machine(knob, 1);  // and back to the host's value at the end
   ASSERT_TRUE(machine.ok());
-  const std::string own = fast_config("[placement]\nkernel_tiering = \"own\"\n");
+  // A named source: with "auto", own would use hint faults (mode 2) on a
+  // machine whose fast node is short of free memory.
+  const std::string own =
+      fast_config("[placement]\nkernel_tiering = \"own\"\nheat_source = \"perf-fault\"\n");
   const std::string coexist = fast_config("[placement]\nkernel_tiering = \"coexist\"\n");
 
   TierdInstance tierd(dir_.path(), own);

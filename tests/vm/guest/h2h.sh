@@ -136,7 +136,7 @@ tick_ms = 1000
 
 [placement]
 kernel_tiering = "own"
-heat_source = "auto"
+heat_source = "${H2H_HEAT:-auto}"
 
 [[workloads.rule]]
 match = "hotset"
