@@ -5,10 +5,13 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <memory>
+#include <optional>
 
 #include <boost/json.hpp>
 
 #include "command.hpp"
+#include "heat_recorder.hpp"
 #include "process_args.hpp"
 #include "tier/heat/collector.hpp"
 #include "tier/heat/report_json.hpp"
@@ -28,6 +31,7 @@ struct HeatOptions {
   double decay = 0.9;
   bool json = false;
   bool list_sources = false;
+  std::string record;  // --record FILE: also write a simulator trace
 };
 
 std::atomic<bool> g_cancel{false};
@@ -112,8 +116,29 @@ void print_report(const tier::heat::HeatReport& r, std::size_t top) {
   }
 }
 
+boost::json::object record_json(const RecordSummary& r) {
+  boost::json::object out{{"file", r.file},
+                          {"epochs", r.epochs},
+                          {"samples", r.samples},
+                          {"lines", r.lines},
+                          {"outside_mappings", r.outside_mappings}};
+  if (!r.error.empty()) out["error"] = r.error;  // the trace is incomplete
+  return out;
+}
+
+// The trace's note: which source ran and why the run ended early, if it did.
+std::string record_note(const tier::heat::HeatReport& report) {
+  std::string note = "source " + report.sources.front().name + " ran " +
+                     std::to_string(report.epochs) + " full epochs";
+  if (!report.stopped_reason.empty()) note += "; stopped early: " + report.stopped_reason;
+  return note;
+}
+
 int run_heat(const GlobalOptions& global, const HeatOptions& options) {
   tier::SysRoot root = global.root.empty() ? tier::SysRoot("/") : tier::SysRoot(global.root);
+  if (!options.record.empty() && options.list_sources) {
+    throw UsageError("--record records a --pid run; it does not go with --list-sources");
+  }
   const auto probes = tier::heat::probe_sources(root);
   if (options.list_sources) {
     if (options.json) {
@@ -125,7 +150,10 @@ int run_heat(const GlobalOptions& global, const HeatOptions& options) {
     }
     return kOk;
   }
-  if (options.pid == 0) throw UsageError("heat: --pid is required (or --list-sources)");
+  if (options.pid == 0) {
+    throw UsageError(options.record.empty() ? "heat: --pid is required (or --list-sources)"
+                                            : "heat: --record needs --pid (the process to record)");
+  }
   if (!(options.duration > 0)) throw UsageError("--duration must be > 0 seconds");
   if (options.interval_ms < 10) throw UsageError("--interval must be >= 10 ms");
   if (options.sample_every < 1) throw UsageError("--sample-every must be >= 1");
@@ -156,6 +184,31 @@ int run_heat(const GlobalOptions& global, const HeatOptions& options) {
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
 
+  // Created before collection starts, so a path that cannot be written fails
+  // at once; its mappings are the ones collect_heat() tracks.
+  std::unique_ptr<TraceRecorder> recorder;
+  if (!options.record.empty()) {
+    RecordHeader header;
+    header.pid = options.pid;
+    if (options.source.empty() || options.source == "auto") {
+      header.source = "auto";  // the trace's trailing note names the one that ran
+    } else {
+      for (const auto& name : chosen) header.source += (header.source.empty() ? "" : ",") + name;
+    }
+    header.command = process_command_line(root, options.pid);
+    header.date = utc_now();
+    header.interval = collect.interval;
+    header.mappings = recordable_ranges(root, options.pid);
+    try {
+      recorder = std::make_unique<TraceRecorder>(options.record, header);
+    } catch (const RecordError& e) {
+      std::cerr << "tierctl: " << e.what() << "\n";
+      return kFailure;
+    }
+    collect.on_epoch = [&recorder](const std::vector<tier::heat::AccessSample>& samples,
+                                   std::uint64_t epoch) { recorder->add(samples, epoch); };
+  }
+
   const bool automatic = options.source.empty() || options.source == "auto";
   std::vector<tier::heat::Fallback> fallbacks;
   tier::heat::HeatReport report;
@@ -164,6 +217,7 @@ int run_heat(const GlobalOptions& global, const HeatOptions& options) {
                                                     options.pid, chosen, automatic, probes, collect,
                                                     fallbacks);
   } catch (const tier::heat::SourceError& e) {
+    if (recorder) recorder->discard();
     if (!automatic) {
       std::cerr << "tierctl: heat source " << fallbacks.front().source
                 << " failed to start: " << e.what() << "\n";
@@ -174,13 +228,30 @@ int run_heat(const GlobalOptions& global, const HeatOptions& options) {
     std::cerr << "\n";
     return kFailure;
   }
+  std::optional<RecordSummary> recorded;
+  if (recorder) recorded = recorder->finish(report.epochs, record_note(report));
   if (options.json) {
-    std::cout << boost::json::serialize(tier::heat::report_json(report, probes, fallbacks)) << "\n";
+    auto doc = tier::heat::report_json(report, probes, fallbacks);
+    if (recorded) doc["record"] = record_json(*recorded);
+    std::cout << boost::json::serialize(doc) << "\n";
   } else {
     for (const auto& f : fallbacks) {
       std::cout << "source " << f.source << " did not start: " << f.error << "\n";
     }
     print_report(report, options.top);
+    if (recorded && recorded->error.empty()) {
+      std::printf(
+          "\nrecorded %s: %llu epochs, %llu samples in %llu lines, %llu samples outside the "
+          "declared mappings left out\n",
+          recorded->file.c_str(), static_cast<unsigned long long>(recorded->epochs),
+          static_cast<unsigned long long>(recorded->samples),
+          static_cast<unsigned long long>(recorded->lines),
+          static_cast<unsigned long long>(recorded->outside_mappings));
+    }
+  }
+  if (recorded && !recorded->error.empty()) {
+    std::cerr << "tierctl: " << recorded->error << "\n";
+    return kFailure;
   }
   return kOk;
 }
@@ -198,6 +269,7 @@ void add_heat_command(CLI::App& app, const GlobalOptions& global, Action& action
       "most sources. Examples:\n"
       "  tierctl heat --pid 1234 --duration 20\n"
       "  tierctl heat --pid 1234 --source bpf-fault,damon --json   (cross-check two sources)\n"
+      "  tierctl heat --pid 1234 --record app.trace   (then: tier-sim --trace app.trace)\n"
       "  tierctl heat --list-sources");
   cmd->add_option("--pid", options->pid, "Process to watch")->type_name("PID");
   cmd->add_option("--source", options->source,
@@ -221,6 +293,10 @@ void add_heat_command(CLI::App& app, const GlobalOptions& global, Action& action
       ->type_name("F")
       ->capture_default_str();
   cmd->add_flag("--json", options->json, "Print one JSON document (docs/cli.md)");
+  cmd->add_option("--record", options->record,
+                  "Also write the samples as a simulator trace (one epoch per --interval) that\n"
+                  "tier-sim --trace FILE replays (docs/simulator.md)")
+      ->type_name("FILE");
   cmd->add_flag("--list-sources", options->list_sources,
                 "List the heat sources, in auto order, with why each is (not) available");
   cmd->callback([&global, &action, options] {

@@ -3,14 +3,22 @@
 // the eBPF page-fault and perf software-fault sources finding the hot set
 // of the `hotset` workload from NUMA hint faults (kernel.numa_balancing is
 // switched on for the test and restored; the tests hold its CTest lock).
+// Also `--record`: the trace recorder (cli/heat_recorder.hpp) fed scripted
+// samples and read back with the simulator's reader, and, as root, a live
+// recording of a faulting child replayed by tier-sim.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <boost/json.hpp>
 #include <chrono>
 #include <thread>
 
+#include "heat_recorder.hpp"
 #include "test_support.hpp"
+#include "tier/sim/trace_file.hpp"
 
 namespace tier {
 namespace {
@@ -99,6 +107,192 @@ TEST(HeatCli, WithoutRootBpfIsNotPermittedAndSaysSo) {
   EXPECT_NE(std::string(bpf.at("reason").as_string().c_str()).find("not permitted"),
             std::string::npos)
       << bpf;
+}
+
+constexpr std::uint64_t kPage = 4096;
+
+tier::heat::AccessSample sample(std::uint64_t addr, std::uint32_t weight = 1,
+                                std::uint64_t length = 0) {
+  tier::heat::AccessSample s;
+  s.addr = addr;
+  s.length = length;
+  s.weight = weight;
+  s.pid = 4242;
+  return s;
+}
+
+TEST(TraceRecorder, WritesATraceTheSimulatorReadsWithAggregatedSamplesInsideTheMappings) {
+  test::TempDir dir;
+  const auto path = dir.path() / "rec.trace";
+  constexpr std::uint64_t kA = 0x7f0000000000, kB = 0x7f0000100000;
+  tierctl::RecordHeader header;
+  header.pid = 4242;
+  header.source = "perf-fault";
+  header.command = "app --size 1G";
+  header.date = "2025-01-31T12:00:00Z";
+  header.interval = 500ms;
+  header.mappings = {{kA, kA + 16 * kPage}, {kB, kB + 4 * kPage}};
+  tierctl::TraceRecorder recorder(path, header);
+
+  // Epoch 0: three samples of one page (one line, count 1 + 1 + 2), a region
+  // sample twice (one line, count 2), one sample in the gap between the
+  // mappings and one past the last: left out and counted.
+  recorder.add(
+      {sample(kA + 8), sample(kA + 100), sample(kA + kPage - 1, 2), sample(kB, 1, 2 * kPage),
+       sample(kB, 1, 2 * kPage), sample(kA + 16 * kPage), sample(kB + 4 * kPage + 12)},
+      0);
+  // Epoch 1 in two polls (merged), then the drain after the deadline
+  // (index 2 = the completed epochs): folded into epoch 1.
+  recorder.add({sample(kB + 3 * kPage + 5)}, 1);
+  recorder.add({sample(kB + 3 * kPage), sample(kA + 2 * kPage, 7)}, 1);
+  recorder.add({sample(kA + 2 * kPage + 9)}, 2);
+  const auto summary = recorder.finish(2, "source perf-fault ran 2 full epochs");
+
+  EXPECT_EQ(summary.error, "");
+  EXPECT_EQ(summary.file, path.string());
+  EXPECT_EQ(summary.epochs, 2u);
+  EXPECT_EQ(summary.samples, 9u);
+  EXPECT_EQ(summary.lines, 4u);
+  EXPECT_EQ(summary.outside_mappings, 2u);
+
+  const tier::sim::Trace trace = tier::sim::read_trace(path);  // validates
+  EXPECT_EQ(trace.page_bytes, 4096u);
+  EXPECT_DOUBLE_EQ(trace.epoch_s, 0.5);
+  EXPECT_EQ(trace.description,
+            "recorded by tierctl heat: source perf-fault, pid 4242, command 'app --size 1G', "
+            "2025-01-31T12:00:00Z");
+  ASSERT_EQ(trace.workloads.size(), 1u);
+  const auto& w = trace.workloads[0];
+  EXPECT_EQ(w.id, "pid:4242");
+  EXPECT_EQ(w.pid, 4242u);
+  EXPECT_EQ(w.workload_class, "default");
+  EXPECT_EQ(w.priority, 0);
+  EXPECT_EQ(w.mappings, (std::vector<tier::sim::Mapping>{{kA, 16}, {kB, 4}}));
+  ASSERT_EQ(trace.epochs.size(), 2u);
+  using S = tier::sim::TraceSample;
+  EXPECT_EQ(trace.epochs[0].samples, (std::vector<S>{{kA, 0, 4242, 4}, {kB, 2 * kPage, 4242, 2}}));
+  EXPECT_EQ(trace.epochs[1].samples,
+            (std::vector<S>{{kA + 2 * kPage, 0, 4242, 8}, {kB + 3 * kPage, 0, 4242, 2}}));
+  for (const auto& e : trace.epochs) EXPECT_EQ(e.truth, nullptr) << "no truth: empirical";
+  const std::string text = test::read_text_file(path);
+  EXPECT_NE(text.find("\n# source perf-fault ran 2 full epochs\n# 2 samples outside the declared "
+                      "mappings left out"),
+            std::string::npos)
+      << text;
+}
+
+TEST(TraceRecorder, AnEpochCutShortWithoutAnEarlierOneIsKeptOnlyWithSamples) {
+  test::TempDir dir;
+  tierctl::RecordHeader header;
+  header.pid = 7;
+  header.mappings = {{0x10000, 0x20000}};
+  {
+    tierctl::TraceRecorder recorder(dir.path() / "a.trace", header);
+    recorder.add({sample(0x10000)}, 0);  // the process exited before epoch 0 ended
+    EXPECT_EQ(recorder.finish(0, "").epochs, 1u);
+  }
+  {
+    tierctl::TraceRecorder recorder(dir.path() / "b.trace", header);
+    recorder.add({}, 0);
+    EXPECT_EQ(recorder.finish(0, "").epochs, 0u);
+  }
+  EXPECT_EQ(tier::sim::read_trace(dir.path() / "a.trace").epochs.size(), 1u);
+}
+
+TEST(TraceRecorder, AFileThatCannotBeCreatedIsAnErrorNamingThePath) {
+  tierctl::RecordHeader header;
+  header.pid = 7;
+  try {
+    tierctl::TraceRecorder recorder("/nonexistent-dir/rec.trace", header);
+    FAIL() << "no error";
+  } catch (const tierctl::RecordError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "cannot write trace file /nonexistent-dir/rec.trace: No such file or directory");
+  }
+}
+
+TEST(HeatCli, RecordArgumentErrors) {
+  auto r = tierctl({"heat", "--list-sources", "--record", "/tmp/x.trace"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--record records a --pid run"), std::string::npos) << r.err;
+  r = tierctl({"heat", "--record", "/tmp/x.trace"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--record needs --pid"), std::string::npos) << r.err;
+
+  // A path that cannot be written fails before collection starts.
+  const auto begin = std::chrono::steady_clock::now();
+  r = tierctl({"heat", "--pid", std::to_string(getpid()), "--source", "perf-fault", "--duration",
+               "30", "--record", "/nonexistent-dir/rec.trace"});
+  if (r.err.find("not available") != std::string::npos) GTEST_SKIP() << r.err;
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_LT(std::chrono::steady_clock::now() - begin, 10s);
+  EXPECT_NE(r.err.find("cannot write trace file /nonexistent-dir/rec.trace: "), std::string::npos)
+      << r.err;
+
+  // A file that opens but cannot be written: the header's flush fails, and
+  // the device is not removed.
+  r = tierctl({"heat", "--pid", std::to_string(getpid()), "--source", "perf-fault", "--duration",
+               "30", "--record", "/dev/full"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("cannot write trace file /dev/full: No space left on device"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(access("/dev/full", F_OK), 0);
+}
+
+// A child that keeps faulting in a 16 MiB buffer mapped before the fork (so
+// the recording declares it): touch every page, drop them, again.
+TEST(HeatCli, RecordsAFaultingProcessAndTierSimReplaysTheTrace) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root (perf on another process)";
+  constexpr std::size_t kSize = 16 << 20;
+  void* buffer = mmap(nullptr, kSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(buffer, MAP_FAILED);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto* bytes = static_cast<volatile char*>(buffer);
+    for (;;) {
+      for (std::size_t i = 0; i < kSize; i += kPage) bytes[i] = 1;
+      madvise(buffer, kSize, MADV_DONTNEED);
+    }
+  }
+  test::TempDir dir;
+  const auto path = dir.path() / "child.trace";
+  auto r = tierctl({"heat", "--pid", std::to_string(child), "--source", "perf-fault", "--duration",
+                    "2", "--interval", "500", "--record", path.string(), "--json"});
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  munmap(buffer, kSize);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = parse_json(r);
+  const auto& record = doc.at("record").as_object();
+  EXPECT_EQ(record.at("file").as_string(), path.string());
+  const auto epochs = record.at("epochs").to_number<std::uint64_t>();
+  EXPECT_GE(epochs, 3u);  // 4 of 500 ms, less any a loaded machine polled late
+  EXPECT_LE(epochs, 4u);
+  EXPECT_GT(record.at("samples").to_number<std::uint64_t>(), 0u);
+  EXPECT_GT(record.at("lines").to_number<std::uint64_t>(), 0u);
+
+  const auto trace = tier::sim::read_trace(path);
+  EXPECT_EQ(trace.epochs.size(), epochs);
+  EXPECT_DOUBLE_EQ(trace.epoch_s, 0.5);
+  ASSERT_EQ(trace.workloads.size(), 1u);
+  const auto base = reinterpret_cast<std::uint64_t>(buffer);
+  std::uint64_t in_buffer = 0;
+  for (const auto& e : trace.epochs) {
+    for (const auto& s : e.samples) {
+      if (s.addr >= base && s.addr < base + kSize) in_buffer += s.count;
+    }
+  }
+  EXPECT_GT(in_buffer, 0u);
+  EXPECT_TRUE(trace.page_of(0, base).has_value()) << "the buffer is a declared mapping";
+
+  auto sim = test::run_command({kBin + "/tier-sim", "--policy", "balanced", "--trace",
+                                path.string(), "--fast-bytes", "64M", "--json"});
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  auto report = parse_json(sim);
+  EXPECT_EQ(report.at("epochs").as_array().size(), epochs);
+  std::cout << "recorded " << record << "\nreplayed: " << report.at("summary") << "\n";
 }
 
 // hotset's 64 MiB buffer with an 8 MiB hot set, read by two threads (the

@@ -136,6 +136,42 @@ TEST_F(Fixture, HotRangesAreSplitByNodeAndSharesCountCpuVersusMemoryNode) {
   EXPECT_GE(report.epochs, 2u);
 }
 
+TEST_F(Fixture, OnEpochGetsEveryPollOfThePrimaryInOrderWithItsEpoch) {
+  // A long run (10 epochs) so a loaded machine cannot push a scripted poll
+  // past the deadline; only the primary's polls reach the hook.
+  options.duration = 1000ms;
+  scripts["a"] = {
+      {sample_at(kBase, 0), sample_at(kBase + kPage, 0, 3)}, {}, {sample_at(kBase + 2 * kPage, 1)}};
+  scripts["b"] = {{sample_at(kBase + 9 * kPage, 0)}};
+  std::vector<std::pair<std::uint64_t, std::vector<std::uint64_t>>> calls;
+  options.on_epoch = [&](const std::vector<AccessSample>& samples, std::uint64_t epoch) {
+    std::vector<std::uint64_t> addrs;
+    for (const auto& s : samples) addrs.push_back(s.addr + s.weight);  // address and weight
+    calls.emplace_back(epoch, addrs);
+  };
+  auto report = run({"a", "b"});
+
+  ASSERT_GE(calls.size(), 4u);
+  EXPECT_EQ(calls.size(), report.sources.at(0).counters.polls);
+  EXPECT_EQ(calls[0], std::make_pair(std::uint64_t{0},
+                                     std::vector<std::uint64_t>{kBase + 1, kBase + kPage + 3}));
+  EXPECT_EQ(calls[1], std::make_pair(std::uint64_t{1}, std::vector<std::uint64_t>{}));
+  EXPECT_EQ(calls[2],
+            std::make_pair(std::uint64_t{2}, std::vector<std::uint64_t>{kBase + 2 * kPage + 1}));
+  for (std::size_t i = 1; i < calls.size(); ++i) {
+    EXPECT_GE(calls[i].first, calls[i - 1].first) << "call " << i;
+    if (i >= 3) {
+      EXPECT_TRUE(calls[i].second.empty()) << "call " << i;
+    }
+  }
+  // The last poll (the drain after the deadline) is of the partial epoch
+  // after the last complete one.
+  EXPECT_EQ(calls.back().first, report.epochs);
+  // The hook changes nothing else: every sample still reached the report.
+  EXPECT_EQ(report.sources.at(0).counters.samples, 3u);
+  EXPECT_EQ(report.sources.at(0).kinds.at("hint_fault"), 3u);
+}
+
 TEST_F(Fixture, SamplesWithoutACpuOrAResidentPageAreCountedUnresolved) {
   memory.node_of[kBase] = 2;
   scripts["a"] = {{sample_at(kBase, 2), sample_at(kBase + kPage, 2), sample_at(kBase, -1)}};

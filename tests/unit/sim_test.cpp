@@ -339,6 +339,48 @@ TEST(SimTraceFile, RecordedTraceWithRegionSamplesAndSeveralMappings) {
   EXPECT_DOUBLE_EQ(r.oracle_share, 1.0);
 }
 
+// The shape `tierctl heat --record` writes (cli/heat_recorder.hpp): a `pid:P`
+// workload, the process's mappings, page-aligned aggregated samples, no
+// truth, and trailing `#` lines after the last epoch.
+TEST(SimTraceFile, ATraceAsTierctlHeatRecordsItReplaysAgainstItsOwnSamples) {
+  const std::string text =
+      "tier-trace 1\n"
+      "page_bytes 4096\n"
+      "epoch_s 1\n"
+      "description recorded by tierctl heat: source perf-fault, pid 77, command 'app', "
+      "2025-01-31T12:00:00Z\n"
+      "workload pid:77 77 default 0\n"
+      "map 0 0x10000 2\n"
+      "map 0 0x7f0000000000 4\n"
+      "epoch 0\n"
+      "s 77 0x7f0000003000 40\n"
+      "s 77 0x10000 1\n"
+      "epoch 1\n"
+      "s 77 0x7f0000003000 30\n"
+      "epoch 2\n"
+      "s 77 0x7f0000003000 35\n"
+      "# source perf-fault ran 3 full epochs\n"
+      "# 4 samples outside the declared mappings left out (mapped after the recording started: "
+      "new mappings, stack growth)\n";
+  std::istringstream in(text);
+  const Trace trace = read_trace(in);
+  ASSERT_EQ(trace.epochs.size(), 3u);
+  EXPECT_EQ(trace.workloads[0].id, "pid:77");
+  EXPECT_EQ(trace.page_of(0, 0x7f0000003000), 5u);
+  // Two fast pages: first touch fills them with pages 0 and 1; the sampled
+  // page 5 starts slow and the promoting policy brings it in after epoch 0.
+  HotToNodeZero policy(10);
+  const SimResult result = simulate(trace, two_tier(2 * kPage, 8 * kPage), policy);
+  ASSERT_EQ(result.epochs.size(), 3u);
+  EXPECT_EQ(result.epochs[0].samples, 41u);
+  EXPECT_EQ(result.epochs[0].unmapped_samples, 0u);
+  for (const EpochReport& r : result.epochs) {
+    EXPECT_DOUBLE_EQ(r.oracle_share, 1.0) << r.epoch;
+    EXPECT_DOUBLE_EQ(r.fast_share, 1.0) << r.epoch;
+  }
+  EXPECT_GE(result.epochs[0].pages_migrated, 1u);
+}
+
 TEST(SimTraceFile, MalformedFilesNameTheLine) {
   const auto error_of = [](const std::string& text) -> std::string {
     std::istringstream in(text);

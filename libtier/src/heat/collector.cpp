@@ -168,6 +168,7 @@ HeatReport collect_heat(const SysRoot& root, const Topology& topology, MemorySys
       if (!run.active) continue;
       samples.clear();
       PollResult result = run.source->poll(samples);
+      if (i == 0 && options.on_epoch) options.on_epoch(samples, report.epochs);
       if (i == 0) report.unresolved_nodes += resolver.resolve(pid, samples);
       for (const auto& s : samples) {
         run.map.add(s.addr, s.length, s.weight);

@@ -8,7 +8,9 @@
 // source before it returns — also when the process exits (the report then
 // says so in stopped_reason) or `cancel` is set. Only the primary source's
 // failure to start is an error (SourceError); a cross-check source that fails
-// is reported in its SourceRun.
+// is reported in its SourceRun. With `on_epoch` set, every poll of the primary
+// source hands its samples, as polled (nodes not yet resolved), to the caller
+// (a trace recorder) before the HeatMap sees them.
 #pragma once
 
 #include <atomic>
@@ -43,6 +45,14 @@ struct CollectOptions {
   /// Builds a source by name; make_source() (selection.hpp) when empty. The
   /// seam unit tests use to script sources.
   std::function<std::unique_ptr<HeatSource>(std::string_view, const SourceOptions&)> factory;
+  /// Called after each poll of the primary source with that poll's samples
+  /// (also an empty batch) and the index of the epoch they belong to (0, 1,
+  /// ...: HeatReport::epochs at that moment). Indices never decrease; the
+  /// polls that end the run (at the deadline and the final drain) may share
+  /// one index, the last one being a partial epoch. Runs on the collecting
+  /// thread and must not throw: sources are only stopped on a normal return.
+  /// Empty: nothing is called.
+  std::function<void(const std::vector<AccessSample>& samples, std::uint64_t epoch)> on_epoch;
 };
 
 struct SourceRun {
