@@ -1,5 +1,6 @@
 // The recorded-trace file: a line-oriented text format (docs/simulator.md,
-// "Trace file") that generators write and tierd's samplers can record, so a
+// "Trace file") that generators write and `tierctl heat --record` records from
+// the samplers, so a
 // trace replays the same from a file as from memory (write then read gives an
 // equal Trace; shared distributions stay shared).
 //
@@ -32,7 +33,7 @@ struct TraceFormatError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Streams a trace epoch by epoch (what a recorder in tierd would use).
+/// Streams a trace epoch by epoch (what `tierctl heat --record` uses).
 class TraceWriter {
  public:
   /// Writes the header: page size, epoch length, description, workloads.
