@@ -1,8 +1,7 @@
 // The recorded-trace file: a line-oriented text format (docs/simulator.md,
 // "Trace file") that generators write and `tierctl heat --record` records from
-// the samplers, so a
-// trace replays the same from a file as from memory (write then read gives an
-// equal Trace; shared distributions stay shared).
+// the samplers, so a trace replays the same from a file as from memory (write
+// then read gives an equal Trace; shared distributions stay shared).
 //
 //   tier-trace 1
 //   page_bytes 4096
