@@ -381,6 +381,32 @@ TEST(SimTraceFile, ATraceAsTierctlHeatRecordsItReplaysAgainstItsOwnSamples) {
   EXPECT_GE(result.epochs[0].pages_migrated, 1u);
 }
 
+// An idle stretch of a recorded trace (an epoch without samples) has no
+// accesses to score: the epoch before it is reported unscored and left out of
+// the run's means instead of pulling them to 0.
+TEST(SimTraceFile, EpochsWithNothingToScoreAreLeftOutOfTheMeans) {
+  const std::string text =
+      "tier-trace 1\npage_bytes 4096\nepoch_s 1\n"
+      "workload pid:77 77 default 0\nmap 0 0x10000 4\n"
+      "epoch 0\ns 77 0x10000 5\n"
+      "epoch 1\n"
+      "epoch 2\ns 77 0x10000 5\n"
+      "epoch 3\ns 77 0x10000 5\n";
+  std::istringstream in(text);
+  const Trace trace = read_trace(in);
+  FnPolicy none([](const Snapshot&, std::size_t) { return Plan{}; });
+  const SimResult result = simulate(trace, two_tier(4 * kPage, 8 * kPage), none);
+  ASSERT_EQ(result.epochs.size(), 4u);
+  // Epoch e is scored against epoch e + 1's samples (the last against its own):
+  // epoch 0 faces the idle epoch 1.
+  EXPECT_FALSE(result.epochs[0].scored);
+  EXPECT_DOUBLE_EQ(result.epochs[0].fast_share, 0.0);
+  EXPECT_TRUE(result.epochs[1].scored);
+  EXPECT_EQ(result.summary.scored_epochs, 3u);
+  EXPECT_DOUBLE_EQ(result.summary.mean_fast_share, 1.0);
+  EXPECT_DOUBLE_EQ(result.summary.mean_oracle_share, 1.0);
+}
+
 TEST(SimTraceFile, MalformedFilesNameTheLine) {
   const auto error_of = [](const std::string& text) -> std::string {
     std::istringstream in(text);

@@ -65,7 +65,12 @@ void print_summary(std::ostream& out, const Summary& s) {
   }
   out << "  mean fast share " << fixed(100 * s.mean_fast_share, 1) << "%"
       << " (oracle " << fixed(100 * s.mean_oracle_share, 1) << "%"
-      << "), mean latency " << fixed(s.mean_latency_ns, 1) << " ns\n"
+      << "), mean latency " << fixed(s.mean_latency_ns, 1) << " ns"
+      << (s.scored_epochs < s.epochs
+              ? " over the " + std::to_string(s.scored_epochs) + " of " + std::to_string(s.epochs) +
+                    " epochs with accesses to score"
+              : std::string())
+      << "\n"
       << "  migrated " << bytes(s.bytes_migrated) << " (" << s.pages_migrated << " pages, "
       << s.moves_planned << " moves planned), ping-pong " << s.ping_pong_pages << " pages\n"
       << "  failed " << s.failed_moves << " moves (" << bytes(s.failed_bytes)
@@ -87,6 +92,7 @@ boost::json::object to_json(const EpochReport& r) {
           {"failed_bytes", r.failed_bytes},
           {"dropped_bytes", r.dropped_bytes},
           {"ping_pong_pages", r.ping_pong_pages},
+          {"scored", r.scored},
           {"fast_share", r.fast_share},
           {"oracle_share", r.oracle_share},
           {"mean_latency_ns", r.mean_latency_ns},
@@ -102,6 +108,7 @@ boost::json::object to_json(const Summary& s) {
                            {"mean_latency_ns", c.mean_latency_ns}});
   }
   return {{"epochs", s.epochs},
+          {"scored_epochs", s.scored_epochs},
           {"checkpoints", std::move(checkpoints)},
           {"mean_fast_share", s.mean_fast_share},
           {"mean_oracle_share", s.mean_oracle_share},

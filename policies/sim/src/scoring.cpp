@@ -24,6 +24,7 @@ Score score_placement(const PageModel& model, const Machine& machine, const Dist
     latency += run.p * lat_sum;
   }
   Score score;
+  score.scored = total > 0;
   if (total > 0) score.fast_share = fast / total;
   if (placed > 0) score.mean_latency_ns = latency / placed;
   return score;

@@ -14,6 +14,7 @@ namespace tier::sim::detail {
 struct Score {
   double fast_share = 0;       // of the distribution's total
   double mean_latency_ns = 0;  // over the allocated pages' mass
+  bool scored = false;         // the distribution had any mass
 };
 
 /// cpu_node: per workload. Pages of the distribution not allocated yet count

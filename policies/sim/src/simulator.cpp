@@ -239,6 +239,7 @@ EpochReport Simulator::step(policy::Policy& policy) {
   s.model.allocate(allocation(s.trace, scored));
   const auto& truth = s.truth_of(scored);
   const detail::Score score = detail::score_placement(s.model, s.machine, *truth, s.cpu_node);
+  report.scored = score.scored;
   report.fast_share = score.fast_share;
   report.mean_latency_ns = score.mean_latency_ns;
   report.oracle_share = s.oracle(truth);
@@ -285,9 +286,12 @@ Summary summarize(const std::vector<EpochReport>& epochs,
   Summary s;
   s.epochs = epochs.size();
   for (const EpochReport& r : epochs) {
-    s.mean_fast_share += r.fast_share;
-    s.mean_oracle_share += r.oracle_share;
-    s.mean_latency_ns += r.mean_latency_ns;
+    if (r.scored) {
+      ++s.scored_epochs;
+      s.mean_fast_share += r.fast_share;
+      s.mean_oracle_share += r.oracle_share;
+      s.mean_latency_ns += r.mean_latency_ns;
+    }
     s.pages_migrated += r.pages_migrated;
     s.bytes_migrated += r.bytes_migrated;
     s.ping_pong_pages += r.ping_pong_pages;
@@ -297,11 +301,13 @@ Summary summarize(const std::vector<EpochReport>& epochs,
     s.failed_bytes += r.failed_bytes;
     s.dropped_bytes += r.dropped_bytes;
   }
-  if (!epochs.empty()) {
-    const auto n = static_cast<double>(epochs.size());
+  if (s.scored_epochs > 0) {
+    const auto n = static_cast<double>(s.scored_epochs);
     s.mean_fast_share /= n;
     s.mean_oracle_share /= n;
     s.mean_latency_ns /= n;
+  }
+  if (!epochs.empty()) {
     s.final_fast_share = epochs.back().fast_share;
     s.final_oracle_share = epochs.back().oracle_share;
   }

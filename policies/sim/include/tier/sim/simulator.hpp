@@ -54,6 +54,10 @@ struct SimOptions {
 
 struct EpochReport {
   std::size_t epoch = 0;
+  /// The next epoch's truth had accesses to score against. A recorded epoch
+  /// without samples (an idle process) has none: its shares and latency are
+  /// 0 and it is left out of the run's means.
+  bool scored = true;
   double now_s = 0;  // the snapshot's clock: (epoch + 1) x epoch_s
   std::uint64_t samples = 0;
   std::uint64_t unmapped_samples = 0;  // outside every workload's mappings
@@ -81,6 +85,7 @@ struct Checkpoint {
 
 struct Summary {
   std::size_t epochs = 0;
+  std::size_t scored_epochs = 0;        // the means are over these (EpochReport::scored)
   std::vector<Checkpoint> checkpoints;  // those within the run
   double mean_fast_share = 0;
   double mean_oracle_share = 0;
