@@ -56,8 +56,22 @@ void Daemon::sample_epoch() {
   metrics_->update_workloads(*topology_, placements());
   scan_residency();
   if (placement_) {
+    // Online first, then default, then offline; higher priority first: the
+    // order the worker places them in when there are more than it runs.
+    std::vector<const Workload*> order;
+    for (const Workload& workload : registry_.workloads()) order.push_back(&workload);
+    auto rank = [](WorkloadClass c) {
+      return c == WorkloadClass::online ? 0 : c == WorkloadClass::normal ? 1 : 2;
+    };
+    std::stable_sort(order.begin(), order.end(), [&](const Workload* a, const Workload* b) {
+      if (rank(a->workload_class) != rank(b->workload_class)) {
+        return rank(a->workload_class) < rank(b->workload_class);
+      }
+      return a->priority > b->priority;
+    });
     std::vector<WatchedWorkload> watched;
-    for (const Workload& workload : registry_.workloads()) {
+    for (const Workload* entry : order) {
+      const Workload& workload = *entry;
       std::vector<pid_t> pids = registry_.pids_of(workload);
       if (pids.size() > kMaxPidsPerWorkload) pids.resize(kMaxPidsPerWorkload);
       watched.push_back({workload.id, std::move(pids)});

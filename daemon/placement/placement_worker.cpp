@@ -153,7 +153,17 @@ void PlacementWorker::sample_epoch() {
   const tier::SysRoot& root = *settings_.source_options.root;
   std::map<std::string, Watched> next;
   std::vector<WorkloadHeatView> views;
-  for (WatchedWorkload& w : wanted) {
+  for (std::size_t index = 0; index < wanted.size(); ++index) {
+    WatchedWorkload& w = wanted[index];
+    if (index >= settings_.max_placed) {
+      WorkloadHeatView view;
+      view.id = w.id;
+      view.heat_error = "not placed: tierd places " + std::to_string(settings_.max_placed) +
+                        " workloads at once (online first, then by priority) and " +
+                        std::to_string(wanted.size()) + " are registered";
+      views.push_back(std::move(view));
+      continue;
+    }
     Watched watched;
     if (auto found = watched_.find(w.id); found != watched_.end()) {
       watched = std::move(found->second);

@@ -65,6 +65,11 @@ struct MoveOutcome {
 
 struct PlacementWorkerSettings {
   std::string heat_source = "auto";  // "auto", a name, or "off"
+  /// Workloads placed at once, in set_workloads() order (the daemon lists
+  /// online first, then by priority): each costs a heat source (descriptors,
+  /// a kdamond or BPF ring) and a region census per epoch. The rest are
+  /// reported as not placed.
+  std::size_t max_placed = 64;
   std::chrono::milliseconds epoch{1000};
   tier::heat::SourceOptions source_options;  // cpu_node filled by the daemon
   SourceFactory factory;                     // tier::heat::make_source when empty

@@ -264,6 +264,28 @@ TEST_F(WorkerTest, RegionsCarryTheSampledHeatAndTheNodeOfTheirPages) {
   EXPECT_EQ(view.cpu_nodes, std::vector<int>{0});
 }
 
+// More workloads than the worker places at once: the first ones in the
+// daemon's order get a source and regions, the rest are reported as not placed.
+TEST_F(WorkerTest, WorkloadsPastTheCapAreReportedNotPlaced) {
+  boost::asio::io_context io;
+  PlacementWorkerSettings s = settings({});
+  s.max_placed = 1;
+  std::vector<WorkloadHeatView> views;
+  PlacementWorker worker(
+      io, s, [&](std::vector<WorkloadHeatView> v) { views = std::move(v); },
+      [](std::vector<MoveOutcome>) {});
+  worker.set_workloads({{"first", {getpid()}}, {"second", {getpid()}}});
+  run_until(io, [&] { return views.size() == 2; });
+  ASSERT_EQ(views.size(), 2u);
+  EXPECT_EQ(views[0].source, "scripted");
+  EXPECT_FALSE(views[0].regions.empty());
+  EXPECT_EQ(views[1].source, "");
+  EXPECT_TRUE(views[1].regions.empty());
+  EXPECT_EQ(views[1].heat_error,
+            "not placed: tierd places 1 workloads at once (online first, then by priority) and "
+            "2 are registered");
+}
+
 TEST_F(WorkerTest, PlannedMovesAreCarriedOutAndCounted) {
   boost::asio::io_context io;
   std::vector<MoveOutcome> outcomes;
