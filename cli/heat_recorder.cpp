@@ -25,13 +25,9 @@ std::string errno_text(int error) {
 
 std::vector<tier::heat::AddressRange> recordable_ranges(const tier::SysRoot& root, int pid) {
   std::vector<tier::heat::AddressRange> ranges;
-  auto maps = root.read("/proc/" + std::to_string(pid) + "/maps");
-  if (!maps) return ranges;
-  for (const auto& m : tier::parse_maps(*maps)) {
-    if (!tier::skip_mapping(m) && !tier::sparse_mapping(m)) ranges.push_back({m.start, m.end});
+  for (const tier::Mapping& m : tier::placeable_mappings(root, pid)) {
+    ranges.push_back({m.start, m.end});
   }
-  std::sort(ranges.begin(), ranges.end(),
-            [](const auto& a, const auto& b) { return a.start < b.start; });
   return ranges;
 }
 

@@ -27,11 +27,9 @@ std::vector<tier::policy::Region> cold_regions(const tier::SysRoot& root,
                                                const std::vector<pid_t>& pids) {
   std::vector<tier::policy::Region> out;
   for (pid_t pid : pids) {
-    auto maps = root.read("/proc/" + std::to_string(pid) + "/maps");
-    if (!maps) continue;
     std::vector<tier::heat::AddressRange> tracked;
-    for (const tier::Mapping& m : tier::parse_maps(*maps)) {
-      if (!tier::skip_mapping(m) && !tier::sparse_mapping(m)) tracked.push_back({m.start, m.end});
+    for (const tier::Mapping& m : tier::placeable_mappings(root, pid)) {
+      tracked.push_back({m.start, m.end});
     }
     std::vector<tier::policy::Region> regions = chunk_regions(pid, tracked, {}, {});
     if (node_of_chunks(syscalls, pid, regions))

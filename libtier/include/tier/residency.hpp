@@ -75,6 +75,12 @@ std::map<std::uint64_t, NumaMapsEntry> parse_numa_maps(std::string_view text);
 /// populated page tables), unless a range narrows the scan.
 bool sparse_mapping(const Mapping& mapping);
 
+/// The mappings of `pid` worth watching and placing: /proc/PID/smaps (so
+/// sparse_mapping() can tell a sanitizer's shadow or a reserved heap, which
+/// /proc/PID/maps alone cannot), without skip_mapping() and sparse ones,
+/// sorted by address. Empty when the process is gone or unreadable.
+std::vector<Mapping> placeable_mappings(const SysRoot& root, int pid);
+
 /// Residency on one node.
 struct NodeResidency {
   std::uint64_t bytes = 0;       // everything on the node = pages_4k * 4096 + huge_bytes

@@ -27,11 +27,7 @@ struct Run {
 // The process's mappings HeatMap ranks cold memory within, and their size.
 std::vector<AddressRange> tracked_ranges(const SysRoot& root, int pid) {
   std::vector<AddressRange> ranges;
-  auto maps = root.read("/proc/" + std::to_string(pid) + "/maps");
-  if (!maps) return ranges;
-  for (const auto& m : parse_maps(*maps)) {
-    if (!skip_mapping(m) && !sparse_mapping(m)) ranges.push_back({m.start, m.end});
-  }
+  for (const Mapping& m : placeable_mappings(root, pid)) ranges.push_back({m.start, m.end});
   return ranges;
 }
 

@@ -159,6 +159,23 @@ std::map<std::uint64_t, NumaMapsEntry> parse_numa_maps(std::string_view text) {
   return entries;
 }
 
+std::vector<Mapping> placeable_mappings(const SysRoot& root, int pid) {
+  const std::string proc = "/proc/" + std::to_string(pid);
+  std::vector<Mapping> all;
+  if (auto smaps = root.read(proc + "/smaps")) {
+    all = parse_smaps(*smaps);
+  } else if (auto maps = root.read(proc + "/maps")) {
+    all = parse_maps(*maps);
+  }
+  std::vector<Mapping> out;
+  for (Mapping& m : all) {
+    if (!skip_mapping(m) && !sparse_mapping(m)) out.push_back(std::move(m));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const Mapping& a, const Mapping& b) { return a.start < b.start; });
+  return out;
+}
+
 bool sparse_mapping(const Mapping& mapping) {
   constexpr std::uint64_t kMinSparseBytes = 1ull << 30;  // 1 GiB of address space
   constexpr std::uint64_t kSparseRatio = 64;             // at most 1/64 of it resident
