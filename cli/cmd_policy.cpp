@@ -152,28 +152,23 @@ void add_policy_command(CLI::App& app, const GlobalOptions& global, Action& acti
       "  tierctl policy set balanced budget_mbps=512 min_residency_s=10\n"
       "  tierctl policy set balanced --param budget_mbps=512");
   set->add_option("NAME", options->name, "Policy name (see `tierctl policy`)")->required();
+  // Both spellings of a parameter are checked alike; `example` is how the
+  // error message shows the right form.
+  auto key_value = [](std::string example) {
+    return CLI::Validator(
+        [example](std::string& item) -> std::string {
+          auto eq = item.find('=');
+          if (eq == std::string::npos || eq == 0) return "expected KEY=VALUE, e.g. " + example;
+          return {};
+        },
+        "");
+  };
   set->add_option("KEY=VALUE", options->positional, "Policy parameters, as --param takes them")
-      ->check(CLI::Validator(
-          [](std::string& item) -> std::string {
-            auto eq = item.find('=');
-            if (eq == std::string::npos || eq == 0) {
-              return "expected KEY=VALUE, e.g. budget_mbps=200";
-            }
-            return {};
-          },
-          ""));
+      ->check(key_value("budget_mbps=200"));
   set->add_option("--param", options->params, "A policy parameter (repeatable)")
       ->type_name("KEY=VALUE")
       ->allow_extra_args(false)
-      ->check(CLI::Validator(
-          [](std::string& item) -> std::string {
-            auto eq = item.find('=');
-            if (eq == std::string::npos || eq == 0) {
-              return "expected KEY=VALUE, e.g. --param budget_mbps=200";
-            }
-            return {};
-          },
-          ""));
+      ->check(key_value("--param budget_mbps=200"));
   set->add_flag("--json", options->json, "Print the policy.set result as is (docs/api.md)");
   set->callback([&global, &action, options] {
     action = [&global, options] { return run_set(global, *options); };

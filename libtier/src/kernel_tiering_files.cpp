@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "doctor/checks.hpp"
 #include "kernel_tiering_files.hpp"
 #include "text_scan.hpp"
 
@@ -42,11 +43,7 @@ FileText read_file(const SysRoot& root, std::string_view kernel_path) {
 }
 
 std::string errno_text(int error) {
-  const char* name = strerrorname_np(error);
-  const char* text = strerrordesc_np(error);
-  std::string out = name != nullptr ? name : "errno " + std::to_string(error);
-  if (text != nullptr) out += std::string(" (") + text + ")";
-  return out;
+  return doctor::errno_text(error);
 }
 
 std::string unreadable(std::string_view kernel_path, const FileText& file,

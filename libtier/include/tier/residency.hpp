@@ -75,6 +75,10 @@ std::map<std::uint64_t, NumaMapsEntry> parse_numa_maps(std::string_view text);
 /// populated page tables), unless a range narrows the scan.
 bool sparse_mapping(const Mapping& mapping);
 
+/// The mappings of `pid` from /proc/PID/smaps (with RSS and page sizes), or
+/// /proc/PID/maps where smaps cannot be read; nullopt when neither can.
+std::optional<std::vector<Mapping>> read_mappings(const SysRoot& root, int pid);
+
 /// The mappings of `pid` worth watching and placing: /proc/PID/smaps (so
 /// sparse_mapping() can tell a sanitizer's shadow or a reserved heap, which
 /// /proc/PID/maps alone cannot), without skip_mapping() and sparse ones,

@@ -135,16 +135,10 @@ MappingResidency summarize_mapping(const Mapping& mapping, const std::vector<int
 ResidencyReport scan_residency(const SysRoot& root, MemorySyscalls& syscalls, int pid,
                                const ResidencyOptions& options) {
   const std::string proc = "/proc/" + std::to_string(pid);
-  std::vector<Mapping> mappings;
-  if (auto smaps = root.read(proc + "/smaps")) {
-    mappings = parse_smaps(*smaps);
-  } else if (auto maps = root.read(proc + "/maps")) {
-    mappings = parse_maps(*maps);
-  } else if (!root.exists(proc)) {
-    throw ResidencyError("no process " + std::to_string(pid), ESRCH);
-  } else {
-    throw ResidencyError("cannot read " + proc + "/maps", EACCES);
-  }
+  std::optional<std::vector<Mapping>> read = read_mappings(root, pid);
+  if (!read && !root.exists(proc)) throw ResidencyError("no process " + std::to_string(pid), ESRCH);
+  if (!read) throw ResidencyError("cannot read " + proc + "/maps", EACCES);
+  std::vector<Mapping> mappings = std::move(*read);
 
   ResidencyReport report;
   report.pid = pid;

@@ -159,16 +159,16 @@ std::map<std::uint64_t, NumaMapsEntry> parse_numa_maps(std::string_view text) {
   return entries;
 }
 
-std::vector<Mapping> placeable_mappings(const SysRoot& root, int pid) {
+std::optional<std::vector<Mapping>> read_mappings(const SysRoot& root, int pid) {
   const std::string proc = "/proc/" + std::to_string(pid);
-  std::vector<Mapping> all;
-  if (auto smaps = root.read(proc + "/smaps")) {
-    all = parse_smaps(*smaps);
-  } else if (auto maps = root.read(proc + "/maps")) {
-    all = parse_maps(*maps);
-  }
+  if (auto smaps = root.read(proc + "/smaps")) return parse_smaps(*smaps);
+  if (auto maps = root.read(proc + "/maps")) return parse_maps(*maps);
+  return std::nullopt;
+}
+
+std::vector<Mapping> placeable_mappings(const SysRoot& root, int pid) {
   std::vector<Mapping> out;
-  for (Mapping& m : all) {
+  for (Mapping& m : read_mappings(root, pid).value_or(std::vector<Mapping>{})) {
     if (!skip_mapping(m) && !sparse_mapping(m)) out.push_back(std::move(m));
   }
   std::sort(out.begin(), out.end(),
