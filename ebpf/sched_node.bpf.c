@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 // sched_node: on-CPU time of tracked processes per NUMA node.
 //
-// On every context switch the slice that just ended is credited to the
-// process that ran it, under the node of the CPU it ran on (cpu_node, filled
-// by the loader). Only slices that began while this program was attached
-// count, and a slice is credited when it ends: a task still running when the
-// map is read has its current slice missing (at most one tick's worth for a
-// task that shares its CPU, the whole run for one alone on an idle CPU).
+// On every context switch the run time a tracked thread gained since it was
+// last seen is credited to its process, under the node of the CPU it is
+// leaving. The run time is the scheduler's own count (se.sum_exec_runtime,
+// what /proc/PID/schedstat shows), not a timestamp pair taken here: a switch
+// this program misses (it has been seen under heavy preemption) then moves
+// time to the next switch-out instead of losing it. Each thread's last seen
+// count sits in thread_runtime; the loader seeds it from schedstat for the
+// threads that exist at start, the program for threads born later (at their
+// first switch-in). Time is credited when a thread switches out: a thread
+// still running when the map is read has its current slice missing.
 //
 // Programs, the loader (bpf_run_time_tracker.cpp) autoloads one:
 //   1. tp_btf/sched_switch   typed task_struct pointers
@@ -45,19 +49,14 @@ struct {
   __type(value, __u64);  // nanoseconds on CPU
 } run_time_ns SEC(".maps");
 
-// What this CPU is running now, when it is a tracked process.
-struct running_slice {
-  __u64 since_ns;
-  __u32 tgid;  // 0: nothing tracked running
-  __u32 pad;
-};
-
+// tid -> the thread's se.sum_exec_runtime when last credited (or seeded).
+// LRU: threads of exited processes age out without an exit hook.
 struct {
-  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-  __uint(max_entries, 1);
-  __type(key, __u32);
-  __type(value, struct running_slice);
-} running SEC(".maps");
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 65536);
+  __type(key, __u32);  // tid
+  __type(value, __u64);
+} thread_runtime SEC(".maps");
 
 static __always_inline void credit(__u32 tgid, __u64 ns) {
   __u32 cpu = bpf_get_smp_processor_id();
@@ -75,17 +74,28 @@ static __always_inline void credit(__u32 tgid, __u64 ns) {
   if (total) __sync_fetch_and_add(total, ns);
 }
 
-static __always_inline void on_switch(__u32 next_tgid) {
-  __u32 zero = 0;
-  struct running_slice* slice = bpf_map_lookup_elem(&running, &zero);
-  if (!slice) return;
-  __u64 now = bpf_ktime_get_ns();
-  if (slice->tgid != 0) credit(slice->tgid, now - slice->since_ns);
-  if (next_tgid != 0 && bpf_map_lookup_elem(&tracked_tgids, &next_tgid)) {
-    slice->tgid = next_tgid;
-    slice->since_ns = now;
-  } else {
-    slice->tgid = 0;
+static __always_inline int tracked(__u32 tgid) {
+  return tgid != 0 && bpf_map_lookup_elem(&tracked_tgids, &tgid) != 0;
+}
+
+// prev's count is current here: the scheduler updates it (update_curr) while
+// putting prev away, before the tracepoint fires.
+static __always_inline void on_switch(__u32 prev_tgid, __u32 prev_tid, __u64 prev_runtime,
+                                      __u32 next_tgid, __u32 next_tid, __u64 next_runtime) {
+  if (tracked(prev_tgid)) {
+    __u64* last = bpf_map_lookup_elem(&thread_runtime, &prev_tid);
+    if (last) {
+      if (prev_runtime > *last) credit(prev_tgid, prev_runtime - *last);
+      *last = prev_runtime;
+    } else {
+      // Never seen switching in (nor seeded): its time so far is unknown.
+      bpf_map_update_elem(&thread_runtime, &prev_tid, &prev_runtime, BPF_ANY);
+    }
+  }
+  // A thread already known keeps its count: if its last switch-out was
+  // missed, the time since then is credited at its next one.
+  if (tracked(next_tgid)) {
+    bpf_map_update_elem(&thread_runtime, &next_tid, &next_runtime, BPF_NOEXIST);
   }
 }
 
@@ -93,13 +103,17 @@ static __always_inline void on_switch(__u32 next_tgid) {
 //          unsigned int prev_state) since 5.18; the first three are older.
 SEC("tp_btf/sched_switch")
 int BPF_PROG(switch_tp_btf, bool preempt, struct task_struct* prev, struct task_struct* next) {
-  on_switch(next->tgid);
+  on_switch(prev->tgid, prev->pid, prev->se.sum_exec_runtime, next->tgid, next->pid,
+            next->se.sum_exec_runtime);
   return 0;
 }
 
 SEC("raw_tp/sched_switch")
 int switch_raw_tp(struct bpf_raw_tracepoint_args* ctx) {
+  struct task_struct* prev = (struct task_struct*)ctx->args[1];
   struct task_struct* next = (struct task_struct*)ctx->args[2];
-  on_switch(BPF_CORE_READ(next, tgid));
+  on_switch(BPF_CORE_READ(prev, tgid), BPF_CORE_READ(prev, pid),
+            BPF_CORE_READ(prev, se.sum_exec_runtime), BPF_CORE_READ(next, tgid),
+            BPF_CORE_READ(next, pid), BPF_CORE_READ(next, se.sum_exec_runtime));
   return 0;
 }

@@ -89,9 +89,10 @@ class BpfFaultSource final : public HeatSource {
   std::unique_ptr<Impl> impl_;
 };
 
-/// On-CPU time of tracked processes per NUMA node, from sched_switch.
-/// A slice is credited when it ends (switch-out or exit); the slice a task is
-/// running at read() time is not included yet.
+/// On-CPU time of tracked processes per NUMA node, from sched_switch and the
+/// scheduler's own per-thread run time (what /proc/PID/schedstat counts).
+/// Time is credited when a thread switches out, to the node of the CPU it
+/// leaves; the slice a thread is running at read() time is not included yet.
 class BpfRunTimeTracker {
  public:
   BpfRunTimeTracker();

@@ -3,6 +3,7 @@
 #include <bpf/bpf.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "hook_chain.hpp"
@@ -35,6 +36,29 @@ void fill_cpu_node(const bpf_map* map, const std::vector<int>& cpu_node) {
   }
 }
 
+// Seeds the program's tid -> run time map with each existing thread's count
+// from schedstat (the same se.sum_exec_runtime the program reads), so a
+// thread's first slice is credited even when its first switch-in is missed
+// or happened before the program was attached. Threads that exit meanwhile
+// are skipped: nothing of theirs is left to credit.
+void seed_thread_runtime(const bpf_map* map, const SysRoot& root, const std::vector<pid_t>& pids) {
+  for (pid_t pid : pids) {
+    const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+    for (const std::string& tid_name : root.list(tasks)) {
+      const auto stat = root.read(tasks + "/" + tid_name + "/schedstat");
+      if (!stat) continue;
+      __u64 runtime = std::strtoull(stat->c_str(), nullptr, 10);
+      __u32 tid = static_cast<__u32>(std::strtoul(tid_name.c_str(), nullptr, 10));
+      if (tid == 0) continue;
+      if (bpf_map_update_elem(bpf_map__fd(map), &tid, &runtime, BPF_NOEXIST) != 0 &&
+          errno != EEXIST) {
+        throw SourceError("run time: cannot seed thread " + tid_name + ": " +
+                          std::string(std::strerror(errno)));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 struct BpfRunTimeTracker::Impl {
@@ -61,6 +85,9 @@ void BpfRunTimeTracker::start(const std::vector<pid_t>& pids, const std::vector<
       [](sched_node_bpf*) {}, skipped);
   // Nodes first: a tracked slice must never be credited to an unfilled node 0.
   fill_cpu_node(program.skel()->maps.cpu_node, cpu_node);
+  // Counts before tgids: the program ignores a thread until its tgid is
+  // tracked, and then finds the seeded count waiting.
+  seed_thread_runtime(program.skel()->maps.thread_runtime, live, pids);
   bpf::track_tgids(program.skel()->maps.tracked_tgids, pids);
   impl_->program = std::move(program);
 }
