@@ -1,0 +1,123 @@
+// cgroup v2 cpuset: the controller must be listed in the hierarchy root's
+// cgroup.controllers (on a hybrid host it is bound to v1 instead) and enabled
+// in the subtree_control of the root and of tier's parent. Exclusive groups
+// are remote partitions (kernel >= 6.7): the parent's cpuset.cpus.exclusive
+// holds the exclusive children's CPUs, each such child writes its CPUs to
+// its own cpuset.cpus.exclusive and becomes cpuset.cpus.partition = root.
+// The partition state is read back: the kernel may accept the write and
+// still say "root invalid (reason)".
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "cpu/cgroup_files.hpp"
+#include "cpu/cpuset_cgroup.hpp"
+#include "doctor/mounts.hpp"
+
+namespace tier::cpu {
+
+namespace {
+
+bool lists_word(const std::string& words, const std::string& word) {
+  std::string padded = " " + words + " ";
+  return padded.find(" " + word + " ") != std::string::npos;
+}
+
+class CgroupV2Backend final : public CgroupCpusetBackend {
+ public:
+  CgroupV2Backend(const SysRoot& root, const std::string& mount, const std::string& parent_name)
+      : CgroupCpusetBackend(root, mount, parent_name) {}
+
+  CpusetBackendKind kind() const override { return CpusetBackendKind::cgroup_v2; }
+
+ protected:
+  std::string label() const override { return "cgroup v2 cpuset"; }
+  // No internal processes: tier's parent has controllers enabled for its
+  // children, so it cannot hold tasks; they go back to the root.
+  std::string evacuation_dir() const override { return mount_; }
+  std::string root_cpus_file() const override { return "cpuset.cpus.effective"; }
+  std::string root_mems_file() const override { return "cpuset.mems.effective"; }
+
+  ExclusiveStyle exclusive_style() const override {
+    return has_exclusive_file_ ? ExclusiveStyle::partition : ExclusiveStyle::none;
+  }
+
+  void prepare_parent() override {
+    enable_cpuset(mount_);
+    make_cgroup_dir(root_, parent_dir_);
+    enable_cpuset(parent_dir_);
+    has_exclusive_file_ = root_.exists(parent_dir_ + "/cpuset.cpus.exclusive");
+    if (!has_exclusive_file_) {
+      note(
+          "exclusivity not enforced by the kernel, enforced by layout: no "
+          "cpuset.cpus.exclusive in " +
+          parent_dir_ + " (kernel older than 6.7)");
+    }
+  }
+
+  bool read_exclusive(const std::string& dir) const override {
+    // "root" and "root invalid (...)" both still hold CPUs to release.
+    return root_.read(dir + "/cpuset.cpus.partition").value_or("member").rfind("root", 0) == 0;
+  }
+
+  void write_exclusivity(const CpusetWrite& write) override {
+    const std::string dir = dir_of(write.group);
+    if (write.kind == WriteKind::exclusive) {
+      write_cgroup_file(root_, dir + "/cpuset.cpus.exclusive", write.value);
+      return;
+    }
+    write_cgroup_file(root_, dir + "/cpuset.cpus.partition", write.value);
+    std::string state = root_.read(dir + "/cpuset.cpus.partition").value_or("unreadable");
+    if (write.value == "root" && state != "root") {
+      note("exclusivity of " + write.group + " not enforced by the kernel: " + dir +
+           "/cpuset.cpus.partition reads '" + state + "'");
+    }
+  }
+
+ private:
+  void enable_cpuset(const std::string& dir) {
+    auto enabled = root_.read(dir + "/cgroup.subtree_control");
+    if (enabled && lists_word(*enabled, "cpuset")) return;
+    write_cgroup_file(root_, dir + "/cgroup.subtree_control", "+cpuset");
+  }
+
+  bool has_exclusive_file_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<CpusetBackend> make_cgroup_v2_backend(const SysRoot& root,
+                                                      const std::string& parent_name,
+                                                      std::string& why_not) {
+  std::vector<std::string> without;
+  for (const auto& mount : doctor::read_mounts(root)) {
+    if (mount.fstype != "cgroup2") continue;
+    auto controllers = root.read(mount.mount_point + "/cgroup.controllers");
+    if (!controllers) {
+      without.push_back("cgroup v2 at " + mount.mount_point +
+                        " has no readable cgroup.controllers");
+      continue;
+    }
+    if (!lists_word(*controllers, "cpuset")) {
+      without.push_back("cgroup v2 at " + mount.mount_point +
+                        " has no cpuset controller (controllers: " +
+                        (controllers->empty() ? "none" : *controllers) + ")");
+      continue;
+    }
+    if (::access(root.path(mount.mount_point).c_str(), W_OK) != 0) {
+      without.push_back("cgroup v2 at " + mount.mount_point + " is not writable (" +
+                        errno_text(errno) + "; tier needs root)");
+      continue;
+    }
+    return std::make_unique<CgroupV2Backend>(root, mount.mount_point, parent_name);
+  }
+  if (without.empty()) {
+    why_not = "no cgroup2 mount in the mount table";
+  } else {
+    why_not = without.front();
+    for (std::size_t i = 1; i < without.size(); ++i) why_not += "; " + without[i];
+  }
+  return nullptr;
+}
+
+}  // namespace tier::cpu
