@@ -1,0 +1,259 @@
+// compute_layout(): claims first (holders, then new ones), then the shared
+// and numa pools from what is left, then memory nodes (see pool_layout.hpp).
+#include "tier/cpu/pool_layout.hpp"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "cpu_book.hpp"
+#include "pool_memory.hpp"
+
+namespace tier::cpu {
+
+namespace {
+
+using detail::CpuBook;
+
+std::string count(std::size_t n, const char* what = "CPU") {
+  return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
+
+// What one immovable/exclusive claim ends up with.
+struct ClaimOutcome {
+  std::vector<unsigned> cpus;
+  std::optional<std::string> refusal;
+};
+
+class LayoutBuilder {
+ public:
+  LayoutBuilder(const CpuInventory& inventory, const Topology& topology, const PoolConfig& config,
+                const std::vector<Claim>& claims)
+      : inventory_(inventory),
+        topology_(topology),
+        config_(config),
+        claims_(claims),
+        book_(inventory, config.reserved, claims),
+        memory_(inventory, topology),
+        outcomes_(claims.size()) {
+    for (unsigned cpu : inventory.all().ids()) {
+      if (!book_.reserved(cpu)) ++outside_reserved_;
+    }
+    shared_size_ = outside_reserved_;
+  }
+
+  Layout build() {
+    // Holders first so a recompute never moves them, then new claims.
+    for (int pass = 0; pass < 2; ++pass) {
+      for (std::size_t i = 0; i < claims_.size(); ++i) {
+        const Claim& c = claims_[i];
+        if (c.pool.claims_cpus() && c.held.empty() == (pass == 1)) place_claim(i);
+      }
+    }
+    mark_orphans();
+    return assemble();
+  }
+
+ private:
+  void place_claim(std::size_t i) {
+    const Claim& c = claims_[i];
+    ClaimOutcome& out = outcomes_[i];
+    const std::string spec = c.pool.to_string();
+    const std::size_t k = c.pool.value;
+    const bool exclusive = c.pool.kind == PoolKind::exclusive;
+    if (k == 0) {
+      out.refusal = "pool \"" + spec + "\": K must be at least 1";
+      return;
+    }
+    if (k > inventory_.all().size()) {
+      out.refusal = spec + ": asks for " + count(k) + " but the machine has " +
+                    count(inventory_.all().size());
+      return;
+    }
+    if (k > outside_reserved_) {
+      out.refusal = spec + ": asks for " + count(k) + " but only " +
+                    std::to_string(outside_reserved_) + " are outside the reserved CPUs " +
+                    config_.reserved.to_string();
+      return;
+    }
+
+    // What it holds and may keep: in the machine, not reserved, not taken by
+    // a holder placed before it. A shrink drops CPUs from its end, in core order.
+    std::vector<unsigned> kept;
+    for (unsigned cpu : c.held.ids()) {
+      if (book_.free(cpu)) kept.push_back(cpu);
+    }
+    std::sort(kept.begin(), kept.end(), [&](unsigned a, unsigned b) {
+      const unsigned ca = inventory_.cpu(a)->core, cb = inventory_.cpu(b)->core;
+      return ca != cb ? ca < cb : a < b;
+    });
+    if (kept.size() > k) kept.resize(k);
+    // The shared pool keeps at least one CPU, even against a holder.
+    if (exclusive && kept.size() >= shared_size_) kept.resize(shared_size_ - 1);
+    give(i, kept);
+
+    const std::size_t need = k - kept.size();
+    if (need == 0) return;
+    const std::string resize = kept.empty() ? std::string()
+                                            : " (cannot grow from " + std::to_string(kept.size()) +
+                                                  " to " + std::to_string(k) + "; keeps " +
+                                                  CpuList(kept).to_string() + ")";
+    if (exclusive && need >= shared_size_) {
+      out.refusal = spec + ": would leave the shared pool empty (" + count(shared_size_) +
+                    " left outside reserved and exclusive CPUs; at least one must stay shared)" +
+                    resize;
+      return;
+    }
+    std::vector<unsigned> picked = detail::pick_cpus(book_, i, need, kept, config_.placement);
+    if (picked.size() < need) {
+      std::size_t free = 0;
+      for (unsigned cpu : inventory_.all().ids()) free += book_.free(cpu) ? 1 : 0;
+      std::string reason = spec + ": asks for " + count(k) + " but only " +
+                           std::to_string(kept.size() + picked.size()) + " are free for it" +
+                           " (others are reserved or held by immovable/exclusive workloads";
+      if (picked.size() < free) {
+        reason += c.cls == WorkloadClass::offline
+                      ? "; an offline workload may not use a sibling of an online exclusive core"
+                      : "; an online exclusive workload may not share a core with an offline one";
+      }
+      out.refusal = reason + ")" + resize;
+      return;
+    }
+    give(i, picked);
+  }
+
+  void give(std::size_t i, const std::vector<unsigned>& cpus) {
+    for (unsigned cpu : cpus) book_.give(cpu, i);
+    auto& held = outcomes_[i].cpus;
+    held.insert(held.end(), cpus.begin(), cpus.end());
+    if (claims_[i].pool.kind == PoolKind::exclusive) shared_size_ -= cpus.size();
+  }
+
+  // A shared CPU on a core with an online exclusive CPU: offline workloads
+  // must not get it (no core is split between online exclusive and offline).
+  void mark_orphans() {
+    orphan_.assign(inventory_.id_limit(), false);
+    for (const CpuList& core : inventory_.cores()) {
+      const bool online = std::any_of(core.ids().begin(), core.ids().end(),
+                                      [&](unsigned cpu) { return book_.online_exclusive(cpu); });
+      if (!online) continue;
+      for (unsigned cpu : core.ids()) orphan_[cpu] = book_.shared(cpu);
+    }
+  }
+
+  CpuList shared_cpus(std::optional<unsigned> node, bool offline) const {
+    std::vector<unsigned> ids;
+    for (unsigned cpu : inventory_.all().ids()) {
+      if (!book_.shared(cpu) || (offline && orphan_[cpu])) continue;
+      if (node && inventory_.node_of(cpu) != node) continue;
+      ids.push_back(cpu);
+    }
+    return CpuList(std::move(ids));
+  }
+
+  // Why numa:N cannot be used, or nullopt.
+  std::optional<std::string> numa_problem(unsigned node) const {
+    const std::string spec = "numa:" + std::to_string(node);
+    std::vector<unsigned> cpu_nodes = inventory_.nodes();
+    const std::string with_cpus = CpuList(cpu_nodes).to_string();
+    if (inventory_.cpus_of_node(node).empty()) {
+      if (topology_.node(node) == nullptr) {
+        return spec + ": node " + std::to_string(node) +
+               " does not exist (nodes with CPUs: " + with_cpus + ")";
+      }
+      return spec + ": node " + std::to_string(node) + " has no CPUs (memory-only; nodes with " +
+             "CPUs: " + with_cpus + ")";
+    }
+    if (shared_cpus(node, false).empty()) {
+      return spec + ": every CPU of node " + std::to_string(node) +
+             " is reserved or held by exclusive workloads";
+    }
+    return std::nullopt;
+  }
+
+  Layout assemble() {
+    Layout layout;
+    PoolView shared{"shared", shared_cpus(std::nullopt, false), {}, {}};
+    shared.mems = memory_.nodes_for(shared.cpus, WorkloadClass::normal);
+    std::map<unsigned, PoolView> numa;
+    std::vector<PoolView> own;
+    for (std::size_t i = 0; i < claims_.size(); ++i) {
+      const Claim& c = claims_[i];
+      const ClaimOutcome& outcome = outcomes_[i];
+      const bool offline = c.cls == WorkloadClass::offline;
+      Assignment a{c.workload, c.pool.to_string(), {}, {}};
+      std::optional<std::string> refusal = outcome.refusal;
+      switch (c.pool.kind) {
+        case PoolKind::shared:
+          a.cpus = offline ? shared_cpus(std::nullopt, true) : shared.cpus;
+          if (a.cpus.empty()) refusal = offline_orphans_only("shared");
+          if (!refusal) shared.members.push_back(c.workload);
+          break;
+        case PoolKind::numa:
+          refusal = numa_problem(c.pool.value);
+          if (refusal) break;
+          a.cpus = shared_cpus(c.pool.value, offline);
+          if (a.cpus.empty()) {
+            refusal = offline_orphans_only(a.pool);
+            break;
+          }
+          numa_pool(numa, c.pool.value).members.push_back(c.workload);
+          break;
+        case PoolKind::immovable:
+        case PoolKind::exclusive:
+          a.cpus = CpuList(outcome.cpus);
+          a.pool = std::string(to_string(c.pool.kind)) + ":" + std::to_string(a.cpus.size());
+          if (!a.cpus.empty()) {
+            own.push_back({a.pool + ":" + c.workload,
+                           a.cpus,
+                           memory_.nodes_for(a.cpus, WorkloadClass::normal),
+                           {c.workload}});
+          }
+          break;
+      }
+      if (refusal) layout.refused.push_back({c.workload, *refusal});
+      if (a.cpus.empty() || (refusal && !c.pool.claims_cpus())) continue;
+      a.mems = memory_.nodes_for(a.cpus, c.cls);
+      layout.assignments.push_back(std::move(a));
+    }
+    layout.pools.push_back(std::move(shared));
+    for (auto& [node, view] : numa) layout.pools.push_back(std::move(view));
+    for (auto& view : own) layout.pools.push_back(std::move(view));
+    return layout;
+  }
+
+  PoolView& numa_pool(std::map<unsigned, PoolView>& numa, unsigned node) {
+    auto [it, added] = numa.try_emplace(node);
+    if (added) {
+      it->second.name = "numa:" + std::to_string(node);
+      it->second.cpus = shared_cpus(node, false);
+      it->second.mems = memory_.nodes_for(it->second.cpus, WorkloadClass::normal);
+    }
+    return it->second;
+  }
+
+  static std::string offline_orphans_only(const std::string& pool) {
+    return pool + ": every CPU left in it is a sibling of an online exclusive core, which an " +
+           "offline workload may not use";
+  }
+
+  const CpuInventory& inventory_;
+  const Topology& topology_;
+  const PoolConfig& config_;
+  const std::vector<Claim>& claims_;
+  CpuBook book_;
+  detail::MemoryAlignment memory_;
+  std::vector<ClaimOutcome> outcomes_;
+  std::vector<bool> orphan_;
+  std::size_t outside_reserved_ = 0;
+  std::size_t shared_size_ = 0;  // CPUs neither reserved nor exclusive
+};
+
+}  // namespace
+
+Layout compute_layout(const CpuInventory& inventory, const Topology& topology,
+                      const PoolConfig& config, const std::vector<Claim>& claims) {
+  return LayoutBuilder(inventory, topology, config, claims).build();
+}
+
+}  // namespace tier::cpu
