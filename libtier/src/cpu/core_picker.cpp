@@ -99,7 +99,7 @@ std::vector<unsigned> place_new(const std::vector<CoreChoice>& cores, std::size_
     // Tightest node that fits the claim in whole cores.
     auto best = nodes.end();
     for (auto it = nodes.begin(); it != nodes.end(); ++it) {
-      if (whole_cpus[*it] >= count && (best == nodes.end() || whole_cpus[*it] <= whole_cpus[*best]))
+      if (whole_cpus[*it] >= count && (best == nodes.end() || whole_cpus[*it] < whole_cpus[*best]))
         best = it;
     }
     if (best != nodes.end()) std::rotate(nodes.begin(), best, best + 1);

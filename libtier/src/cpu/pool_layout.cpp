@@ -43,7 +43,12 @@ class LayoutBuilder {
   }
 
   Layout build() {
-    // Holders first so a recompute never moves them, then new claims.
+    // Holders keep what they hold before anyone grows, so a recompute or a
+    // resize never moves one holder to make room for another; then holders
+    // grow, then new claims come, each in input order.
+    for (std::size_t i = 0; i < claims_.size(); ++i) {
+      if (claims_[i].pool.claims_cpus() && !claims_[i].held.empty()) keep_held(i);
+    }
     for (int pass = 0; pass < 2; ++pass) {
       for (std::size_t i = 0; i < claims_.size(); ++i) {
         const Claim& c = claims_[i];
@@ -55,30 +60,28 @@ class LayoutBuilder {
   }
 
  private:
-  void place_claim(std::size_t i) {
+  // Why claim i cannot have K CPUs on this machine at all, or nullopt.
+  std::optional<std::string> size_problem(std::size_t i) const {
     const Claim& c = claims_[i];
-    ClaimOutcome& out = outcomes_[i];
     const std::string spec = c.pool.to_string();
     const std::size_t k = c.pool.value;
-    const bool exclusive = c.pool.kind == PoolKind::exclusive;
-    if (k == 0) {
-      out.refusal = "pool \"" + spec + "\": K must be at least 1";
-      return;
-    }
+    if (k == 0) return "pool \"" + spec + "\": K must be at least 1";
     if (k > inventory_.all().size()) {
-      out.refusal = spec + ": asks for " + count(k) + " but the machine has " +
-                    count(inventory_.all().size());
-      return;
+      return spec + ": asks for " + count(k) + " but the machine has " +
+             count(inventory_.all().size());
     }
     if (k > outside_reserved_) {
-      out.refusal = spec + ": asks for " + count(k) + " but only " +
-                    std::to_string(outside_reserved_) + " are outside the reserved CPUs " +
-                    config_.reserved.to_string();
-      return;
+      return spec + ": asks for " + count(k) + " but only " + std::to_string(outside_reserved_) +
+             " are outside the reserved CPUs " + config_.reserved.to_string();
     }
+    return std::nullopt;
+  }
 
-    // What it holds and may keep: in the machine, not reserved, not taken by
-    // a holder placed before it. A shrink drops CPUs from its end, in core order.
+  // What a holder may keep: in the machine, not reserved, not taken by a
+  // holder before it. A shrink drops CPUs from its end, in core order.
+  void keep_held(std::size_t i) {
+    const Claim& c = claims_[i];
+    if ((outcomes_[i].refusal = size_problem(i))) return;
     std::vector<unsigned> kept;
     for (unsigned cpu : c.held.ids()) {
       if (book_.free(cpu)) kept.push_back(cpu);
@@ -87,11 +90,23 @@ class LayoutBuilder {
       const unsigned ca = inventory_.cpu(a)->core, cb = inventory_.cpu(b)->core;
       return ca != cb ? ca < cb : a < b;
     });
-    if (kept.size() > k) kept.resize(k);
+    if (kept.size() > c.pool.value) kept.resize(c.pool.value);
     // The shared pool keeps at least one CPU, even against a holder.
-    if (exclusive && kept.size() >= shared_size_) kept.resize(shared_size_ - 1);
+    if (c.pool.kind == PoolKind::exclusive && kept.size() >= shared_size_) {
+      kept.resize(shared_size_ - 1);
+    }
     give(i, kept);
+  }
 
+  void place_claim(std::size_t i) {
+    const Claim& c = claims_[i];
+    ClaimOutcome& out = outcomes_[i];
+    if (c.held.empty() && (out.refusal = size_problem(i))) return;
+    if (out.refusal) return;  // a holder refused in keep_held()
+    const std::string spec = c.pool.to_string();
+    const std::size_t k = c.pool.value;
+    const bool exclusive = c.pool.kind == PoolKind::exclusive;
+    const std::vector<unsigned> kept = out.cpus;
     const std::size_t need = k - kept.size();
     if (need == 0) return;
     const std::string resize = kept.empty() ? std::string()
@@ -108,8 +123,9 @@ class LayoutBuilder {
     if (picked.size() < need) {
       std::size_t free = 0;
       for (unsigned cpu : inventory_.all().ids()) free += book_.free(cpu) ? 1 : 0;
-      std::string reason = spec + ": asks for " + count(k) + " but only " +
-                           std::to_string(kept.size() + picked.size()) + " are free for it" +
+      const std::size_t got = kept.size() + picked.size();
+      std::string reason = spec + ": asks for " + count(k) + " but only " + count(got) +
+                           (got == 1 ? " is" : " are") + " free for it" +
                            " (others are reserved or held by immovable/exclusive workloads";
       if (picked.size() < free) {
         reason += c.cls == WorkloadClass::offline
