@@ -3,6 +3,7 @@
 // one can hold it (pack: tightest fit; spread: most room).
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <map>
 
 #include "cpu_book.hpp"
@@ -13,42 +14,55 @@ namespace {
 
 constexpr unsigned kNoNode = UINT_MAX;  // CPUs no node claims sort last
 
+// A core with eligible CPUs. The CPUs live in one flat buffer (Candidates)
+// rather than a vector per core: this runs per claim, 200 times a recompute.
 struct CoreChoice {
   unsigned core = 0;
   unsigned node = kNoNode;
-  std::vector<unsigned> cpus;  // eligible CPUs of the core, ascending
-  bool whole = false;          // every CPU of the core is eligible
+  std::uint32_t begin = 0, size = 0;  // eligible CPUs: Candidates::cpus[begin, begin+size)
+  bool whole = false;                 // every CPU of the core is eligible
 };
 
-std::vector<CoreChoice> eligible_cores(const CpuBook& book, std::size_t claim) {
+struct Candidates {
+  std::vector<unsigned> cpus;
+  std::vector<CoreChoice> cores;
+};
+
+Candidates eligible_cores(const CpuBook& book, std::size_t claim) {
   const auto& cores = book.inventory().cores();
-  std::vector<CoreChoice> out;
+  Candidates out;
+  out.cpus.reserve(book.inventory().all().size());
+  out.cores.reserve(cores.size());
   for (unsigned core = 0; core < cores.size(); ++core) {
     CoreChoice choice;
     choice.core = core;
+    choice.begin = static_cast<std::uint32_t>(out.cpus.size());
     for (unsigned cpu : cores[core].ids()) {
-      if (book.eligible(cpu, claim)) choice.cpus.push_back(cpu);
+      if (book.eligible(cpu, claim)) out.cpus.push_back(cpu);
     }
-    if (choice.cpus.empty()) continue;
-    choice.whole = choice.cpus.size() == cores[core].size();
+    choice.size = static_cast<std::uint32_t>(out.cpus.size()) - choice.begin;
+    if (choice.size == 0) continue;
+    choice.whole = choice.size == cores[core].size();
     choice.node = book.inventory().node_of(cores[core].ids().front()).value_or(kNoNode);
-    out.push_back(std::move(choice));
+    out.cores.push_back(choice);
   }
   return out;
 }
 
 // Takes CPUs from `ordered` cores until `count` are taken.
-void take(const std::vector<const CoreChoice*>& ordered, std::size_t count,
-          std::vector<unsigned>& out) {
+std::vector<unsigned> take(const Candidates& candidates,
+                           const std::vector<const CoreChoice*>& ordered, std::size_t count) {
+  std::vector<unsigned> out;
   for (const CoreChoice* core : ordered) {
-    for (unsigned cpu : core->cpus) {
-      if (out.size() >= count) return;
-      out.push_back(cpu);
+    for (std::uint32_t i = 0; i < core->size && out.size() < count; ++i) {
+      out.push_back(candidates.cpus[core->begin + i]);
     }
+    if (out.size() >= count) break;
   }
+  return out;
 }
 
-std::vector<unsigned> grow(const std::vector<CoreChoice>& cores, std::size_t count,
+std::vector<unsigned> grow(const Candidates& candidates, std::size_t count,
                            const std::vector<unsigned>& kept, const CpuInventory& inventory) {
   std::vector<unsigned> kept_cores, kept_nodes;
   for (unsigned cpu : kept) {
@@ -66,7 +80,7 @@ std::vector<unsigned> grow(const std::vector<CoreChoice>& cores, std::size_t cou
   // Own cores' free siblings (gap 0), then whole cores, then partial ones;
   // within each, the holder's nodes first and the nearest cores first.
   std::vector<const CoreChoice*> order;
-  for (const auto& c : cores) order.push_back(&c);
+  for (const auto& c : candidates.cores) order.push_back(&c);
   std::stable_sort(order.begin(), order.end(), [&](const CoreChoice* a, const CoreChoice* b) {
     auto key = [&](const CoreChoice* c) {
       const bool own = owns(kept_cores, c->core);
@@ -77,18 +91,16 @@ std::vector<unsigned> grow(const std::vector<CoreChoice>& cores, std::size_t cou
     };
     return key(a) < key(b);
   });
-  std::vector<unsigned> out;
-  take(order, count, out);
-  return out;
+  return take(candidates, order, count);
 }
 
-std::vector<unsigned> place_new(const std::vector<CoreChoice>& cores, std::size_t count,
+std::vector<unsigned> place_new(const Candidates& candidates, std::size_t count,
                                 PoolConfig::Placement placement) {
   std::map<unsigned, std::vector<const CoreChoice*>> whole_by_node, partial_by_node;
   std::map<unsigned, std::size_t> whole_cpus;
-  for (const auto& c : cores) {
+  for (const auto& c : candidates.cores) {
     (c.whole ? whole_by_node : partial_by_node)[c.node].push_back(&c);
-    if (c.whole) whole_cpus[c.node] += c.cpus.size();
+    if (c.whole) whole_cpus[c.node] += c.size;
   }
   // Node order: the chosen node first, then the others by most room.
   std::vector<unsigned> nodes;
@@ -131,9 +143,7 @@ std::vector<unsigned> place_new(const std::vector<CoreChoice>& cores, std::size_
       for (const CoreChoice* c : list) order.push_back(c);
     }
   }
-  std::vector<unsigned> out;
-  take(order, count, out);
-  return out;
+  return take(candidates, order, count);
 }
 
 }  // namespace
@@ -142,9 +152,9 @@ std::vector<unsigned> pick_cpus(const CpuBook& book, std::size_t claim, std::siz
                                 const std::vector<unsigned>& kept,
                                 PoolConfig::Placement placement) {
   if (count == 0) return {};
-  const std::vector<CoreChoice> cores = eligible_cores(book, claim);
-  return kept.empty() ? place_new(cores, count, placement)
-                      : grow(cores, count, kept, book.inventory());
+  const Candidates candidates = eligible_cores(book, claim);
+  return kept.empty() ? place_new(candidates, count, placement)
+                      : grow(candidates, count, kept, book.inventory());
 }
 
 }  // namespace tier::cpu::detail

@@ -167,12 +167,30 @@ class LayoutBuilder {
     return CpuList(std::move(ids));
   }
 
+  // The CPUs and memory nodes a member of the shared pool (no node) or of
+  // numa:N gets, per class; computed once per layout, as most workloads of a
+  // busy host share a handful of these.
+  struct Share {
+    CpuList cpus;
+    std::vector<unsigned> mems;
+  };
+  const Share& share(std::optional<unsigned> node, WorkloadClass cls) {
+    const auto key = std::make_pair(node ? static_cast<long>(*node) : -1L, cls);
+    auto it = shares_.find(key);
+    if (it == shares_.end()) {
+      Share s;
+      s.cpus = shared_cpus(node, cls == WorkloadClass::offline);
+      s.mems = memory_.nodes_for(s.cpus, cls);
+      it = shares_.emplace(key, std::move(s)).first;
+    }
+    return it->second;
+  }
+
   // Why numa:N cannot be used, or nullopt.
-  std::optional<std::string> numa_problem(unsigned node) const {
+  std::optional<std::string> numa_problem(unsigned node) {
     const std::string spec = "numa:" + std::to_string(node);
-    std::vector<unsigned> cpu_nodes = inventory_.nodes();
-    const std::string with_cpus = CpuList(cpu_nodes).to_string();
     if (inventory_.cpus_of_node(node).empty()) {
+      const std::string with_cpus = CpuList(inventory_.nodes()).to_string();
       if (topology_.node(node) == nullptr) {
         return spec + ": node " + std::to_string(node) +
                " does not exist (nodes with CPUs: " + with_cpus + ")";
@@ -180,7 +198,7 @@ class LayoutBuilder {
       return spec + ": node " + std::to_string(node) + " has no CPUs (memory-only; nodes with " +
              "CPUs: " + with_cpus + ")";
     }
-    if (shared_cpus(node, false).empty()) {
+    if (share(node, WorkloadClass::normal).cpus.empty()) {
       return spec + ": every CPU of node " + std::to_string(node) +
              " is reserved or held by exclusive workloads";
     }
@@ -189,36 +207,36 @@ class LayoutBuilder {
 
   Layout assemble() {
     Layout layout;
-    PoolView shared{"shared", shared_cpus(std::nullopt, false), {}, {}};
-    shared.mems = memory_.nodes_for(shared.cpus, WorkloadClass::normal);
+    const Share& normal = share(std::nullopt, WorkloadClass::normal);
+    PoolView shared{"shared", normal.cpus, normal.mems, {}};
     std::map<unsigned, PoolView> numa;
     std::vector<PoolView> own;
     for (std::size_t i = 0; i < claims_.size(); ++i) {
       const Claim& c = claims_[i];
       const ClaimOutcome& outcome = outcomes_[i];
-      const bool offline = c.cls == WorkloadClass::offline;
       Assignment a{c.workload, c.pool.to_string(), {}, {}};
       std::optional<std::string> refusal = outcome.refusal;
       switch (c.pool.kind) {
         case PoolKind::shared:
-          a.cpus = offline ? shared_cpus(std::nullopt, true) : shared.cpus;
-          if (a.cpus.empty()) refusal = offline_orphans_only("shared");
-          if (!refusal) shared.members.push_back(c.workload);
-          break;
-        case PoolKind::numa:
-          refusal = numa_problem(c.pool.value);
-          if (refusal) break;
-          a.cpus = shared_cpus(c.pool.value, offline);
-          if (a.cpus.empty()) {
+        case PoolKind::numa: {
+          const bool numa_member = c.pool.kind == PoolKind::numa;
+          if (numa_member && (refusal = numa_problem(c.pool.value))) break;
+          const Share& mine =
+              share(numa_member ? std::optional<unsigned>(c.pool.value) : std::nullopt, c.cls);
+          if (mine.cpus.empty()) {
             refusal = offline_orphans_only(a.pool);
             break;
           }
-          numa_pool(numa, c.pool.value).members.push_back(c.workload);
+          a.cpus = mine.cpus;
+          a.mems = mine.mems;
+          (numa_member ? numa_pool(numa, c.pool.value) : shared).members.push_back(c.workload);
           break;
+        }
         case PoolKind::immovable:
         case PoolKind::exclusive:
           a.cpus = CpuList(outcome.cpus);
           a.pool = std::string(to_string(c.pool.kind)) + ":" + std::to_string(a.cpus.size());
+          a.mems = memory_.nodes_for(a.cpus, c.cls);
           if (!a.cpus.empty()) {
             own.push_back({a.pool + ":" + c.workload,
                            a.cpus,
@@ -229,7 +247,6 @@ class LayoutBuilder {
       }
       if (refusal) layout.refused.push_back({c.workload, *refusal});
       if (a.cpus.empty() || (refusal && !c.pool.claims_cpus())) continue;
-      a.mems = memory_.nodes_for(a.cpus, c.cls);
       layout.assignments.push_back(std::move(a));
     }
     layout.pools.push_back(std::move(shared));
@@ -242,8 +259,9 @@ class LayoutBuilder {
     auto [it, added] = numa.try_emplace(node);
     if (added) {
       it->second.name = "numa:" + std::to_string(node);
-      it->second.cpus = shared_cpus(node, false);
-      it->second.mems = memory_.nodes_for(it->second.cpus, WorkloadClass::normal);
+      const Share& normal = share(node, WorkloadClass::normal);
+      it->second.cpus = normal.cpus;
+      it->second.mems = normal.mems;
     }
     return it->second;
   }
@@ -261,6 +279,7 @@ class LayoutBuilder {
   detail::MemoryAlignment memory_;
   std::vector<ClaimOutcome> outcomes_;
   std::vector<bool> orphan_;
+  std::map<std::pair<long, WorkloadClass>, Share> shares_;
   std::size_t outside_reserved_ = 0;
   std::size_t shared_size_ = 0;  // CPUs neither reserved nor exclusive
 };
