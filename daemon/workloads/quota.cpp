@@ -1,4 +1,4 @@
-// Workload class/source names and the fast-tier quota syntax.
+// Workload source names and the fast-tier quota syntax.
 #include <array>
 #include <cctype>
 #include <charconv>
@@ -9,25 +9,6 @@
 #include "workloads/registry.hpp"
 
 namespace tierd {
-
-const char* to_string(WorkloadClass c) {
-  switch (c) {
-    case WorkloadClass::online:
-      return "online";
-    case WorkloadClass::offline:
-      return "offline";
-    case WorkloadClass::normal:
-      return "default";
-  }
-  return "default";
-}
-
-std::optional<WorkloadClass> parse_workload_class(std::string_view text) {
-  if (text == "online") return WorkloadClass::online;
-  if (text == "offline") return WorkloadClass::offline;
-  if (text == "default") return WorkloadClass::normal;
-  return std::nullopt;
-}
 
 const char* to_string(WorkloadSource s) {
   switch (s) {

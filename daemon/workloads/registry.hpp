@@ -23,13 +23,14 @@
 #include <vector>
 
 #include "tier/sysroot.hpp"
+#include "tier/workload_class.hpp"
 
 namespace tierd {
 
-enum class WorkloadClass { online, offline, normal };  // "online" | "offline" | "default"
-const char* to_string(WorkloadClass c);
-/// "online", "offline", "default"; nullopt otherwise.
-std::optional<WorkloadClass> parse_workload_class(std::string_view text);
+// One definition of the class vocabulary, shared with libtier's pool layout.
+using WorkloadClass = tier::WorkloadClass;
+using tier::parse_workload_class;
+using tier::to_string;
 
 enum class WorkloadSource { api, cgroup, rule };  // "api" | "cgroup" | "rule"
 const char* to_string(WorkloadSource s);

@@ -6,49 +6,12 @@
 #include <cstring>
 #include <memory>
 
+#include "hwloc_open.hpp"
 #include "topology_sources.hpp"
 
 namespace tier::detail {
 
 namespace {
-
-using TopologyHandle = std::unique_ptr<hwloc_topology, decltype(&hwloc_topology_destroy)>;
-
-// hwloc's Linux backend reads its root from $HWLOC_FSROOT; set it only for the
-// duration of the load and restore the caller's environment afterwards.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::optional<std::string>& value) : name_(name) {
-    if (const char* old = std::getenv(name)) previous_ = old;
-    if (value) {
-      setenv(name, value->c_str(), 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (previous_) {
-      setenv(name_, previous_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> previous_;
-};
-
-CpuList to_cpulist(hwloc_const_bitmap_t set) {
-  std::vector<unsigned> ids;
-  if (set == nullptr) return CpuList();
-  for (int id = hwloc_bitmap_first(set); id >= 0; id = hwloc_bitmap_next(set, id)) {
-    ids.push_back(static_cast<unsigned>(id));
-  }
-  return CpuList(std::move(ids));
-}
 
 std::string info(hwloc_obj_t obj, const char* name) {
   const char* value = hwloc_obj_get_info_by_name(obj, name);
@@ -209,39 +172,14 @@ std::vector<NodePerf> read_memattrs(hwloc_topology_t topology, const std::vector
   return perf;
 }
 
-// hwloc gives every NUMA node the cpuset of the object it hangs off, so a
-// CPU-less node shows its package's CPUs. A CPU belongs to the first "plain"
-// node (no DAX device, not HBM/NVM/SPM) attached to its closest ancestor that
-// has memory children. The loader replaces this with sysfs nodeN/cpulist when
-// a tree is available; this rule is what XML exports rely on.
-bool plain_memory(hwloc_obj_t node) {
-  if (hwloc_obj_get_info_by_name(node, "DAXDevice") != nullptr) return false;
-  if (node->subtype == nullptr) return true;
-  return std::strcmp(node->subtype, "DRAM") == 0;
-}
-
-hwloc_obj_t first_numanode(hwloc_obj_t memory_child, bool plain_only) {
-  for (hwloc_obj_t obj = memory_child; obj != nullptr; obj = obj->next_sibling) {
-    if (obj->type == HWLOC_OBJ_NUMANODE) {
-      if (!plain_only || plain_memory(obj)) return obj;
-    } else if (hwloc_obj_t below = first_numanode(obj->memory_first_child, plain_only)) {
-      return below;  // memory-side caches sit between the parent and its node
-    }
-  }
-  return nullptr;
-}
-
+// A CPU belongs to the node numa_node_of_pu() names. The loader replaces this
+// with sysfs nodeN/cpulist when a tree is available; this rule is what XML
+// exports rely on.
 void assign_cpus_to_nodes(hwloc_topology_t topology, HwlocView& view) {
   std::map<unsigned, std::vector<unsigned>> cpus;
   for (hwloc_obj_t pu = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_PU, nullptr); pu != nullptr;
        pu = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_PU, pu)) {
-    for (hwloc_obj_t up = pu->parent; up != nullptr; up = up->parent) {
-      if (up->memory_arity == 0) continue;
-      hwloc_obj_t node = first_numanode(up->memory_first_child, true);
-      if (node == nullptr) node = first_numanode(up->memory_first_child, false);
-      if (node != nullptr) cpus[node->os_index].push_back(pu->os_index);
-      break;
-    }
+    if (hwloc_obj_t node = numa_node_of_pu(pu)) cpus[node->os_index].push_back(pu->os_index);
   }
   for (auto& node : view.nodes) node.cpus = CpuList(cpus[node.id]);
 }
@@ -249,38 +187,8 @@ void assign_cpus_to_nodes(hwloc_topology_t topology, HwlocView& view) {
 }  // namespace
 
 HwlocView read_hwloc(const SysRoot& root, const std::optional<std::string>& xml) {
-  hwloc_topology_t raw = nullptr;
-  if (hwloc_topology_init(&raw) != 0) throw TopologyError("hwloc: cannot initialise a topology");
-  TopologyHandle topology(raw, &hwloc_topology_destroy);
-  // tier manages the whole machine, not only the cpuset it happens to run in.
-  hwloc_topology_set_flags(raw, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
-  hwloc_topology_set_io_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
-
-  std::optional<std::string> fsroot;
-  if (!xml && !root.is_live()) fsroot = root.root().string();
-  ScopedEnv env_root("HWLOC_FSROOT", fsroot);
-  // A gathered tree is not this system: never let hwloc bind or read cpuid.
-  ScopedEnv env_this("HWLOC_THISSYSTEM",
-                     fsroot || xml ? std::optional<std::string>("0") : std::nullopt);
-  // hwloc's x86 backend reads this CPU's cpuid, which would mix the host's
-  // caches into a gathered tree.
-  if (fsroot) hwloc_topology_set_components(raw, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "x86");
-  if (xml && hwloc_topology_set_xml(raw, xml->c_str()) != 0) {
-    throw TopologyError("cannot read hwloc XML '" + *xml + "': " + std::strerror(errno) +
-                        " (expected an lstopo --of xml export)");
-  }
-  if (hwloc_topology_load(raw) != 0) {
-    const int error = errno;
-    // hwloc_topology_set_xml() only records the path; parse errors (garbage,
-    // truncated, XML v3 on hwloc 2.x) surface here, so name the input.
-    const std::string what = xml      ? "hwloc XML '" + *xml + "'"
-                             : fsroot ? "sysfs tree '" + *fsroot + "'"
-                                      : std::string("the live system");
-    throw TopologyError("hwloc failed to load " + what + ": " + std::strerror(error) +
-                        (xml ? " (expected an lstopo --of xml export readable by hwloc " +
-                                   std::string(HWLOC_VERSION) + ")"
-                             : std::string()));
-  }
+  HwlocHandle topology = open_hwloc(root, xml, /*io=*/true);
+  hwloc_topology_t raw = topology.get();
 
   HwlocView view;
   for (hwloc_obj_t obj = hwloc_get_next_obj_by_type(raw, HWLOC_OBJ_NUMANODE, nullptr);

@@ -15,3 +15,7 @@ target_link_libraries(tierd_status_bench PRIVATE tier_warnings)
 # One placement-policy tick with 64 GiB tracked in 1 M regions (docs/benchmarks.md).
 add_executable(policy_bench ${CMAKE_CURRENT_LIST_DIR}/policy_bench.cpp)
 target_link_libraries(policy_bench PRIVATE benchmark::benchmark tier_policies tier_warnings)
+
+# One CPU pool layout recompute, 200 claims on 256 CPUs in 8 nodes (docs/pools.md).
+add_executable(pool_layout_bench ${CMAKE_CURRENT_LIST_DIR}/pool_layout_bench.cpp)
+target_link_libraries(pool_layout_bench PRIVATE benchmark::benchmark tier tier_warnings)
