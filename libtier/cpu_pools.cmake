@@ -1,7 +1,6 @@
 # CPU inventory (cores, SMT siblings, nodes) and the pool layout, a pure
 # function of inventory, topology, config and claims (docs/pools.md).
 target_sources(tier PRIVATE
-  ${CMAKE_CURRENT_LIST_DIR}/src/workload_class.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/cpu/cpu_inventory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/cpu/cpu_inventory_hwloc.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/cpu/pool_spec.cpp
