@@ -122,15 +122,29 @@ int run_register(const GlobalOptions& global, const WorkloadsOptions& options) {
                            });
 }
 
-int run_unregister(const GlobalOptions& global, const WorkloadsOptions& options) {
-  // A bare number is a pid; the protocol takes it as a number or a string.
-  json::value id(options.id);
-  if (!options.id.empty() && options.id.size() < 10 &&
-      options.id.find_first_not_of("0123456789") == std::string::npos) {
-    id = std::stoll(options.id);
+// A bare number is a pid; the protocol takes it as a number or a string.
+json::value id_param(const std::string& text) {
+  if (!text.empty() && text.size() < 10 &&
+      text.find_first_not_of("0123456789") == std::string::npos) {
+    return std::stoll(text);
   }
+  return json::value(text);
+}
+
+int run_update(const GlobalOptions& global, const WorkloadsOptions& options) {
+  json::object params{{"id", id_param(options.id)}};
+  if (options.pool) params["pool"] = *options.pool;
+  return run_daemon_method(global, "workloads.update", params, options.json,
+                           [](std::ostream& out, const json::value& result) {
+                             const json::value* workload = field(&result, "workload");
+                             out << "updated " << text(field(workload, "id")) << "\n";
+                             if (workload != nullptr) render_workload(out, *workload);
+                           });
+}
+
+int run_unregister(const GlobalOptions& global, const WorkloadsOptions& options) {
   return run_daemon_method(
-      global, "workloads.unregister", json::object{{"id", id}}, options.json,
+      global, "workloads.unregister", json::object{{"id", id_param(options.id)}}, options.json,
       [&options](std::ostream& out, const json::value& result) {
         const json::value* removed = field(&result, "removed");
         out << "unregistered " << (removed != nullptr ? dropped_name(removed) : options.id) << "\n";
@@ -182,8 +196,9 @@ void add_workloads_command(CLI::App& app, const GlobalOptions& global, Action& a
       ->check(CLI::IsMember({"online", "offline", "default"}));
   reg->add_option("--priority", options->priority, "Priority within the class (integer)")
       ->type_name("N");
-  reg->add_option("--pool", options->pool, "CPU/memory pool from tierd's configuration")
-      ->type_name("NAME");
+  reg->add_option("--pool", options->pool,
+                  "CPU pool: shared, numa:N, immovable:K or exclusive:K (docs/pools.md)")
+      ->type_name("POOL");
   reg->add_option("--quota", options->quota, "Fast-tier quota: bytes (8G, 512M) or a share (25%)")
       ->type_name("SIZE|PCT");
   reg->add_option("--budget-mbps", options->budget_mbps,
@@ -193,6 +208,26 @@ void add_workloads_command(CLI::App& app, const GlobalOptions& global, Action& a
   reg->add_flag("--json", options->json, "Print the workloads.register result as is");
   reg->callback([&global, &action, options] {
     action = [&global, options] { return run_register(global, *options); };
+  });
+
+  CLI::App* update = cmd->add_subcommand("update", "Change a registered workload's pool, live");
+  update->footer(
+      "Moves a workload registered over the API to another pool without restarting it: an\n"
+      "exclusive or immovable claim keeps the CPUs it holds and grows next to them (or shrinks\n"
+      "from its end); no other workload is moved onto its CPUs. A change tierd cannot meet is\n"
+      "refused and nothing moves. Rule and watch workloads take their pool from the config.\n\n"
+      "Examples:\n"
+      "  tierctl workloads update pid:1234 --pool exclusive:2\n"
+      "  tierctl workloads update 1234 --pool shared");
+  update->add_option("ID", options->id, "Workload id or pid")->type_name("ID|PID")->required();
+  update
+      ->add_option("--pool", options->pool,
+                   "New CPU pool: shared, numa:N, immovable:K or exclusive:K")
+      ->type_name("POOL")
+      ->required();
+  update->add_flag("--json", options->json, "Print the workloads.update result as is");
+  update->callback([&global, &action, options] {
+    action = [&global, options] { return run_update(global, *options); };
   });
 
   CLI::App* unreg = cmd->add_subcommand("unregister", "Stop managing a workload");

@@ -45,6 +45,9 @@ void add_heat_command(CLI::App& app, const GlobalOptions& global, Action& action
 void add_status_command(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_workloads_command(CLI::App& app, const GlobalOptions& global, Action& action);
 void add_policy_command(CLI::App& app, const GlobalOptions& global, Action& action);
+/// pools (pools.list) and ps (workloads with their allowed CPUs and nodes).
+void add_pools_command(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_ps_command(CLI::App& app, const GlobalOptions& global, Action& action);
 /// pause, resume and reload.
 void add_pause_commands(CLI::App& app, const GlobalOptions& global, Action& action);
 

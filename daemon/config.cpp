@@ -11,6 +11,9 @@
 
 #include "default_config.hpp"
 #include "metrics/listen_address.hpp"
+#include "tier/cpu/cpuset_backend.hpp"
+#include "tier/cpu/pool_spec.hpp"
+#include "tier/cpulist.hpp"
 #include "tier/heat/selection.hpp"
 
 namespace tierd {
@@ -26,6 +29,7 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& schema() {
       {"policy", {"name", "params", "tick_ms", "paused"}},
       {"kernel", {"numa_balancing", "demotion_enabled"}},
       {"placement", {"kernel_tiering", "heat_source"}},
+      {"pools", {"enabled", "backend", "reserved", "placement", "parent"}},
       {"workloads", {"watch", "rule"}},
       {"workloads.watch", {"parent", "class", "priority", "pool", "quota", "budget_mbps"}},
       {"workloads.rule", {"match", "class", "priority", "pool", "quota", "budget_mbps"}},
@@ -38,8 +42,8 @@ const std::vector<std::string>& keys_of(const std::string& table) {
   for (const auto& [name, keys] : schema()) {
     if (name == table) return keys;
   }
-  static const std::vector<std::string> top{"daemon",    "metrics",   "policy",  "kernel",
-                                            "placement", "workloads", "topology"};
+  static const std::vector<std::string> top{"daemon",    "metrics", "policy",    "kernel",
+                                            "placement", "pools",   "workloads", "topology"};
   return top;
 }
 
@@ -211,6 +215,32 @@ void read_placement_section(const toml::table& table, const std::string& origin,
   });
 }
 
+void read_pools(const toml::table& table, const std::string& origin, Config& config) {
+  TableReader reader(table, origin, "pools", "pools.");
+  PoolsConfig& pools = config.pools;
+  reader.boolean("enabled", pools.enabled);
+  reader.checked("backend", pools.backend, [](const std::string& name) {
+    if (name != "auto" && !tier::cpu::parse_cpuset_backend_kind(name)) {
+      throw std::invalid_argument(
+          "expected \"auto\", \"cgroup-v2\", \"cgroup-v1\" or \"affinity\"");
+    }
+  });
+  reader.checked("reserved", pools.reserved, [](const std::string& text) {
+    if (!tier::CpuList::parse(text)) {
+      throw std::invalid_argument("expected a CPU list like \"0\" or \"0-1,8\"");
+    }
+  });
+  reader.checked("placement", pools.placement, [](const std::string& text) {
+    if (text != "pack" && text != "spread")
+      throw std::invalid_argument("expected \"pack\" or \"spread\"");
+  });
+  reader.checked("parent", pools.parent, [](const std::string& name) {
+    if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos) {
+      throw std::invalid_argument("expected one cgroup directory name, like \"tier\"");
+    }
+  });
+}
+
 // The fields watches and rules share.
 template <typename Entry>
 void read_placement(const TableReader& reader, Entry& entry) {
@@ -222,7 +252,10 @@ void read_placement(const TableReader& reader, Entry& entry) {
   });
   entry.workload_class = *parse_workload_class(word);
   reader.integer("priority", entry.priority, -1000, 1000);
-  reader.string("pool", entry.pool);
+  reader.checked("pool", entry.pool, [](const std::string& text) {
+    std::string error;
+    if (!tier::cpu::PoolSpec::parse(text, &error)) throw std::invalid_argument(error);
+  });
   std::string quota = to_string(entry.quota);
   reader.checked("quota", quota, [](const std::string& text) { parse_quota(text); });
   entry.quota = parse_quota(quota);
@@ -393,6 +426,7 @@ Config parse_config(const std::string& text, const std::string& origin) {
                                                       {"policy", read_policy},
                                                       {"kernel", read_kernel},
                                                       {"placement", read_placement_section},
+                                                      {"pools", read_pools},
                                                       {"workloads", read_workloads},
                                                       {"topology", read_topology}};
   for (const auto& [name, read] : sections) {
@@ -446,6 +480,12 @@ std::vector<std::string> config_changes(const Config& before, const Config& afte
   compare("placement.kernel_tiering", to_string(before.kernel_tiering),
           to_string(after.kernel_tiering));
   compare("placement.heat_source", before.heat_source, after.heat_source);
+  compare("pools.enabled", before.pools.enabled ? "true" : "false",
+          after.pools.enabled ? "true" : "false");
+  compare("pools.backend", before.pools.backend, after.pools.backend);
+  compare("pools.reserved", before.pools.reserved, after.pools.reserved);
+  compare("pools.placement", before.pools.placement, after.pools.placement);
+  compare("pools.parent", before.pools.parent, after.pools.parent);
   compare("workloads.watch", describe(before.watches), describe(after.watches));
   compare("workloads.rule", describe(before.rules), describe(after.rules));
   compare("topology.root", before.topology_root, after.topology_root);

@@ -21,6 +21,16 @@ enum class KernelTiering { own, coexist, observe };
 const char* to_string(KernelTiering mode);
 std::optional<KernelTiering> parse_kernel_tiering(const std::string& text);
 
+/// [pools]: CPU pools and cpusets (docs/pools.md).
+struct PoolsConfig {
+  bool enabled = false;            // confine registered workloads to their pools' cpusets
+  std::string backend = "auto";    // "auto", "cgroup-v2", "cgroup-v1", "affinity"
+  std::string reserved;            // CPU list kept out of every pool ("" = none)
+  std::string placement = "pack";  // "pack" or "spread"
+  std::string parent = "tier";     // the cpuset group tierd owns (one path component)
+  bool operator==(const PoolsConfig&) const = default;
+};
+
 struct Config {
   // [daemon]
   std::string socket = "/run/tier/tierd.sock";
@@ -40,6 +50,8 @@ struct Config {
   // [placement]
   KernelTiering kernel_tiering = KernelTiering::coexist;
   std::string heat_source = "auto";  // a heat source name, "auto" or "off"
+  // [pools]
+  PoolsConfig pools;
   // [workloads]
   std::vector<CgroupWatch> watches;
   std::vector<ProcessRule> rules;

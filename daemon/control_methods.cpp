@@ -8,7 +8,9 @@
 #include "heat_worker.hpp"
 #include "log.hpp"
 #include "tier/control_protocol.hpp"
+#include "tier/cpu/pool_spec.hpp"
 #include "tier/topology_json.hpp"
+#include "workloads/procfs.hpp"
 
 namespace tierd {
 
@@ -52,6 +54,21 @@ std::optional<std::int64_t> optional_int(const json::object& params, const char*
   return number;
 }
 
+// "id": a workload id, or a pid as a number or a string.
+std::string workload_key(const json::object& params) {
+  const json::value* id = params.if_contains("id");
+  if (id != nullptr && id->is_string()) return std::string(id->as_string());
+  if (id != nullptr && (id->is_int64() || id->is_uint64())) return json::serialize(*id);
+  throw Error(ErrorCode::bad_request, "\"id\" (a workload id or a pid) is required");
+}
+
+std::string checked_pool(const std::string& pool) {
+  if (std::string error; !tier::cpu::PoolSpec::parse(pool, &error)) {
+    throw Error(ErrorCode::bad_request, "\"pool\": " + error);
+  }
+  return pool;
+}
+
 // Only the process's owner or root may watch its accesses: heat reveals the
 // address pattern of another user's program.
 void require_heat_access(const Peer& peer, int pid) {
@@ -81,6 +98,10 @@ void Daemon::add_control_methods() {
                [this](const json::value& p, const Peer&) { return register_workload(p); });
   s.add_method("workloads.unregister", Access::change,
                [this](const json::value& p, const Peer&) { return unregister_workload(p); });
+  s.add_method("workloads.update", Access::change,
+               [this](const json::value& p, const Peer&) { return update_workload(p); });
+  s.add_method("pools.list", Access::read,
+               [this](const json::value&, const Peer&) { return pools_json(); });
   s.add_method("policy.get", Access::read,
                [this](const json::value&, const Peer&) { return policy_json(); });
   s.add_method("policy.set", Access::change,
@@ -124,16 +145,27 @@ json::value Daemon::workloads_json() const {
     json::object object = workload_json(workload);
     if (auto found = residency_.find(workload.id); found != residency_.end()) {
       json::object by_node;
+      std::map<unsigned, std::uint64_t> by_tier;
       std::uint64_t total = 0, fast = 0;
       for (const auto& [node, bytes] : found->second) {
         by_node[std::to_string(node)] = bytes;
         total += bytes;
         const tier::Node* known = topology_->node(node);
+        if (known != nullptr) by_tier[known->tier] += bytes;
         if (known != nullptr && known->tier == 0) fast += bytes;
       }
+      json::object tiers;
+      for (const auto& [rank, bytes] : by_tier) tiers[std::to_string(rank)] = bytes;
       object["resident_bytes_by_node"] = std::move(by_node);
+      object["resident_bytes_by_tier"] = std::move(tiers);
       object["fast_tier_share"] =
           total > 0 ? static_cast<double>(fast) / static_cast<double>(total) : 0.0;
+    }
+    if (const tier::cpu::Assignment* given = pools_ ? pools_->assignment(workload.id) : nullptr) {
+      json::array mems;
+      for (unsigned node : given->mems) mems.push_back(node);
+      object["pool_cpus"] = given->cpus.to_string();
+      object["pool_mems"] = std::move(mems);
     }
     workloads.push_back(std::move(object));
   }
@@ -161,7 +193,7 @@ json::value Daemon::register_workload(const json::value& p) {
     request.workload_class = *parsed;
   }
   request.priority = static_cast<int>(optional_int(params, "priority", -1000, 1000).value_or(0));
-  request.pool = optional_string(params, "pool").value_or("shared");
+  request.pool = checked_pool(optional_string(params, "pool").value_or("shared"));
   if (auto quota = optional_string(params, "quota")) {
     try {
       request.quota = parse_quota(*quota);
@@ -185,30 +217,69 @@ json::value Daemon::register_workload(const json::value& p) {
                           : ErrorCode::bad_request,
                 what);
   }
+  if (pools_) {
+    // A pool that cannot be met refuses the registration: the caller (e.g.
+    // `tierctl run`) must not start its command outside the pool it asked for.
+    if (auto refusal = pools_->admit(registry_.workloads(), *stored)) {
+      const std::string id = stored->id;
+      registry_.unregister(id);
+      throw Error(ErrorCode::conflict, "pool " + request.pool + " refused: " + *refusal);
+    }
+  }
   log::info() << "workload " << stored->id << " (" << stored->name << ") registered, class "
-              << to_string(stored->workload_class);
+              << to_string(stored->workload_class) << ", pool " << stored->pool;
+  const std::string id = stored->id;
+  realise_pools();  // before the reply: the caller's process is in its pool when it hears back
+  stored = registry_.find(id);
   json::value reply{{"workload", workload_json(*stored)}};
   save_state();
   return reply;
 }
 
 json::value Daemon::unregister_workload(const json::value& p) {
-  const json::object& params = params_object(p);
-  const json::value* id = params.if_contains("id");
-  std::string key;
-  if (id != nullptr && id->is_string()) {
-    key = std::string(id->as_string());
-  } else if (id != nullptr && (id->is_int64() || id->is_uint64())) {
-    key = json::serialize(*id);
-  } else {
-    throw Error(ErrorCode::bad_request, "\"id\" (a workload id or a pid) is required");
-  }
+  const std::string key = workload_key(params_object(p));
   std::optional<DroppedWorkload> removed = registry_.unregister(key);
   if (!removed) throw Error(ErrorCode::not_found, "no workload '" + key + "' is registered");
   log::info() << "workload " << removed->workload.id << " unregistered";
   record_dropped(*removed, static_cast<std::int64_t>(std::time(nullptr)));
+  realise_pools();
   save_state();
   return json::value{{"removed", workload_json(removed->workload)}};
+}
+
+// A live pool change (e.g. exclusive:1 -> exclusive:2): the claim keeps the
+// CPUs it holds and grows next to them; a change the layout cannot meet is
+// refused and nothing moves.
+json::value Daemon::update_workload(const json::value& p) {
+  const json::object& params = params_object(p);
+  std::string key = workload_key(params);
+  auto pool = optional_string(params, "pool");
+  if (!pool)
+    throw Error(ErrorCode::bad_request, "\"pool\" is required (the only field update changes)");
+  checked_pool(*pool);
+  if (auto pid = detail::parse_pid(key)) key = "pid:" + std::to_string(*pid);
+  const Workload* current = registry_.find(key);
+  if (current == nullptr)
+    throw Error(ErrorCode::not_found, "no workload '" + key + "' is registered");
+  if (pools_) {
+    Workload candidate = *current;
+    candidate.pool = *pool;
+    if (auto refusal = pools_->admit(registry_.workloads(), candidate)) {
+      throw Error(ErrorCode::conflict, "pool " + *pool + " refused: " + *refusal);
+    }
+  }
+  const Workload* updated = nullptr;
+  try {
+    updated = registry_.set_pool(key, *pool);
+  } catch (const RegistrationError& e) {
+    throw Error(ErrorCode::bad_request, e.what());
+  }
+  log::info() << "workload " << key << " now in pool " << *pool;
+  realise_pools();
+  updated = registry_.find(key);
+  json::value reply{{"workload", workload_json(*updated)}};
+  save_state();
+  return reply;
 }
 
 json::value Daemon::policy_json() const {

@@ -122,6 +122,7 @@ void Daemon::start() {
   warn_lines(kernel_.apply(with_heat_choice(config_), &applied), "kernel: ");
   log_lines(applied, "kernel: ");
   registry_.configure(config_.watches, config_.rules);
+  configure_pools(config_);
 
   heat_ = std::make_unique<HeatWorker>(io_, [this](const tier::heat::HeatReport& report) {
     std::vector<HeatSourceTotals> totals;
@@ -176,9 +177,10 @@ void Daemon::stop(int signal) {
   std::vector<std::string> restored;
   warn_lines(kernel_.restore_all(&restored), "kernel: ");
   log_lines(restored, "kernel: ");
-  if (topology_) save_state();  // workloads stay registered for the next start
-  heat_.reset();                // cancels a running collection
-  residency_scanner_.reset();   // and a residency batch
+  if (pools_) pools_->teardown();  // tasks back to the hierarchy root, groups removed
+  if (topology_) save_state();     // workloads stay registered for the next start
+  heat_.reset();                   // cancels a running collection
+  residency_scanner_.reset();      // and a residency batch
   io_.stop();
 }
 
@@ -232,6 +234,7 @@ std::vector<std::string> Daemon::reload() {
     std::vector<std::string> applied;
     warn_lines(kernel_.apply(with_heat_choice(next), &applied), "kernel: ");
     log_lines(applied, "kernel: ");
+    if (next.pools != config_.pools) configure_pools(next);
     registry_.configure(next.watches, next.rules);
     const bool restart_placement = heat_choice_.source != running_source ||
                                    next.epoch_ms != config_.epoch_ms ||

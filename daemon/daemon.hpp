@@ -29,6 +29,7 @@
 #include "options.hpp"
 #include "placement/heat_choice.hpp"
 #include "placement/placement_worker.hpp"
+#include "pools/pool_manager.hpp"
 #include "residency_scanner.hpp"
 #include "service_notifier.hpp"
 #include "tier/node_usage.hpp"
@@ -86,12 +87,21 @@ class Daemon {
   boost::json::value placement_json() const;
   std::vector<std::vector<double>> latency_matrix() const;
 
+  // --- CPU pools (pools_state.cpp) ---
+  /// Builds the pool manager for `config` ([pools] enabled) or tears the
+  /// running one down; throws what the backend choice throws.
+  void configure_pools(const Config& config);
+  /// Recomputes the layout and moves workloads into their pools' cpusets.
+  void realise_pools();
+  boost::json::value pools_json() const;
+
   // --- control methods (control_methods.cpp) ---
   void add_control_methods();
   boost::json::value workloads_json() const;
   boost::json::value policy_json() const;
   boost::json::value register_workload(const boost::json::value& params);
   boost::json::value unregister_workload(const boost::json::value& params);
+  boost::json::value update_workload(const boost::json::value& params);
   boost::json::value set_policy(const boost::json::value& params);
   boost::json::value set_paused(bool paused);
 
@@ -123,6 +133,7 @@ class Daemon {
   std::unique_ptr<HeatWorker> heat_;
   std::unique_ptr<ResidencyScanner> residency_scanner_;
   std::unique_ptr<PlacementWorker> placement_;
+  std::unique_ptr<PoolManager> pools_;  // null while [pools] enabled = false
 
   // Policy and its counters.
   std::string policy_name_;

@@ -93,7 +93,10 @@ void Daemon::refresh_workloads(std::int64_t now_unix_s) {
     move_stats_.erase(dropped.workload.id);
     heat_views_.erase(dropped.workload.id);
   }
-  if (!changed.added.empty() || !changed.dropped.empty()) save_state();
+  if (!changed.added.empty() || !changed.dropped.empty()) {
+    realise_pools();  // a claim that left gives its CPUs back
+    save_state();
+  }
 }
 
 // Hands the next workloads (round robin from the cursor) to the scanner; it

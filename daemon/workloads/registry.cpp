@@ -92,6 +92,21 @@ std::optional<DroppedWorkload> Registry::unregister(const std::string& id_or_pid
   return std::nullopt;
 }
 
+const Workload* Registry::set_pool(const std::string& id_or_pid, const std::string& pool) {
+  std::string id = id_or_pid;
+  if (auto pid = detail::parse_pid(id_or_pid)) id = "pid:" + std::to_string(*pid);
+  for (Workload& workload : workloads_) {
+    if (workload.id != id) continue;
+    if (workload.source != WorkloadSource::api) {
+      throw RegistrationError("workload " + id + " comes from a " + to_string(workload.source) +
+                              " in tierd's configuration: change its pool there");
+    }
+    workload.pool = pool;
+    return &workload;
+  }
+  return nullptr;
+}
+
 const Workload* Registry::find(const std::string& id) const {
   for (const auto& workload : workloads_) {
     if (workload.id == id) return &workload;

@@ -146,6 +146,10 @@ class Registry {
 
   const std::vector<Workload>& workloads() const { return workloads_; }
   const Workload* find(const std::string& id) const;
+  /// Changes the pool of a workload registered over the API (by id or pid);
+  /// throws RegistrationError for one from a rule or a watch (the config
+  /// sets those); nullptr when absent.
+  const Workload* set_pool(const std::string& id_or_pid, const std::string& pool);
   /// Pids of the workload's processes now: {pid} for a pid workload, the
   /// cgroup.procs of a cgroup workload (empty when unreadable).
   std::vector<pid_t> pids_of(const Workload& workload) const;

@@ -18,3 +18,7 @@ target_link_libraries(tierd_units_test PRIVATE tierd_core)
 tier_unit_test(tierd_hammer_test unit/tierd_hammer_test.cpp SERIAL)
 target_link_libraries(tierd_hammer_test PRIVATE Boost::json)
 add_dependencies(tierd_hammer_test tierd)
+# CPU pools end to end: the real tierd with [pools] enabled, real cpusets.
+tier_unit_test(tierd_pools_test unit/tierd_pools_test.cpp LOCKS cpuset)
+target_link_libraries(tierd_pools_test PRIVATE Boost::json)
+add_dependencies(tierd_pools_test tierd)

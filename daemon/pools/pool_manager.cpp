@@ -1,0 +1,263 @@
+#include "pools/pool_manager.hpp"
+
+#include <algorithm>
+#include <boost/json.hpp>
+#include <cerrno>
+#include <stdexcept>
+
+#include "log.hpp"
+
+namespace tierd {
+
+namespace json = boost::json;
+using tier::cpu::Assignment;
+using tier::cpu::CpusetError;
+using tier::cpu::CpusetTarget;
+using tier::cpu::PoolKind;
+using tier::cpu::PoolSpec;
+
+namespace {
+
+// cgroup directory names: letters, digits, '-' and '_' only ("pid:42" -> "pid-42").
+std::string sanitize(std::string_view text) {
+  std::string name;
+  for (char c : text) {
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       c == '-' || c == '_';
+    name += plain ? c : '-';
+  }
+  return name;
+}
+
+bool is_process_workload(const Workload& workload) {
+  return workload.pid.has_value();
+}
+
+tier::cpu::PoolConfig pool_config_from(const PoolsConfig& config) {
+  tier::cpu::PoolConfig pools;
+  auto reserved = tier::CpuList::parse(config.reserved);
+  if (!reserved) throw std::invalid_argument("pools.reserved: not a CPU list: " + config.reserved);
+  pools.reserved = *reserved;
+  pools.placement = config.placement == "spread" ? tier::cpu::PoolConfig::Placement::spread
+                                                 : tier::cpu::PoolConfig::Placement::pack;
+  return pools;
+}
+
+std::optional<tier::cpu::CpusetBackendKind> forced_backend(const PoolsConfig& config) {
+  if (config.backend == "auto") return std::nullopt;
+  return tier::cpu::parse_cpuset_backend_kind(config.backend);
+}
+
+json::array node_array(const std::vector<unsigned>& nodes) {
+  json::array out;
+  for (unsigned node : nodes) out.push_back(node);
+  return out;
+}
+
+}  // namespace
+
+std::string pool_group_name(const Assignment& assignment, tier::WorkloadClass cls) {
+  const auto spec = PoolSpec::parse(assignment.pool, nullptr);
+  const bool own_cpus =
+      spec && (spec->kind == PoolKind::exclusive || spec->kind == PoolKind::immovable);
+  if (own_cpus) return "claim-" + sanitize(assignment.workload);
+  std::string name = sanitize(assignment.pool);
+  if (cls == tier::WorkloadClass::offline) name += "-offline";
+  return name;
+}
+
+PoolManager::PoolManager(const tier::SysRoot& root, std::shared_ptr<const tier::Topology> topology,
+                         tier::cpu::CpuInventory inventory, const PoolsConfig& config)
+    : topology_(std::move(topology)),
+      inventory_(std::move(inventory)),
+      pool_config_(pool_config_from(config)) {
+  tier::cpu::BackendChoice choice =
+      tier::cpu::choose_cpuset_backend(root, config.parent, forced_backend(config));
+  backend_ = std::move(choice.backend);
+  backend_reasons_ = std::move(choice.reasons);
+  log::info() << "pools: " << backend_->describe();
+  for (const std::string& reason : backend_reasons_) log::info() << "pools: not used: " << reason;
+}
+
+PoolManager::~PoolManager() {
+  teardown();
+}
+
+std::vector<tier::cpu::Claim> PoolManager::claims_for(
+    const std::vector<Workload>& workloads) const {
+  std::vector<tier::cpu::Claim> claims;
+  for (const Workload& workload : workloads) {
+    if (!is_process_workload(workload)) continue;
+    auto spec = PoolSpec::parse(workload.pool, nullptr);
+    if (!spec) continue;  // validated at registration and in the config
+    tier::cpu::Claim claim;
+    claim.workload = workload.id;
+    claim.cls = workload.workload_class;
+    claim.pool = *spec;
+    // A claim keeps the CPUs it holds while it claims the same kind of pool.
+    if (const Assignment* now = assignment(workload.id)) {
+      auto held_spec = PoolSpec::parse(now->pool, nullptr);
+      if (held_spec && held_spec->kind == spec->kind &&
+          (spec->kind == PoolKind::exclusive || spec->kind == PoolKind::immovable)) {
+        claim.held = now->cpus;
+      }
+    }
+    claims.push_back(std::move(claim));
+  }
+  return claims;
+}
+
+std::optional<std::string> PoolManager::admit(const std::vector<Workload>& current,
+                                              const Workload& candidate) const {
+  if (!is_process_workload(candidate)) return std::nullopt;
+  std::vector<Workload> all;
+  for (const Workload& workload : current) {
+    if (workload.id != candidate.id) all.push_back(workload);
+  }
+  all.push_back(candidate);
+  const tier::cpu::Layout layout =
+      tier::cpu::compute_layout(inventory_, *topology_, pool_config_, claims_for(all));
+  for (const tier::cpu::Refusal& refusal : layout.refused) {
+    if (refusal.workload == candidate.id) return refusal.reason;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> PoolManager::realise(const std::vector<Workload>& workloads,
+                                              const PidsOf& pids_of) {
+  problems_.clear();
+  tier::cpu::Layout layout =
+      tier::cpu::compute_layout(inventory_, *topology_, pool_config_, claims_for(workloads));
+  for (const tier::cpu::Refusal& refusal : layout.refused) {
+    problems_.push_back(refusal.workload + ": " + refusal.reason);
+  }
+  std::map<std::string, tier::WorkloadClass> class_of;
+  for (const Workload& workload : workloads) class_of[workload.id] = workload.workload_class;
+
+  std::map<std::string, CpusetTarget> groups;
+  std::map<std::string, std::string> wanted_group;
+  for (const Assignment& assignment : layout.assignments) {
+    const tier::WorkloadClass cls = class_of[assignment.workload];
+    const std::string group = pool_group_name(assignment, cls);
+    wanted_group[assignment.workload] = group;
+    if (groups.count(group) != 0) continue;
+    CpusetTarget target;
+    target.cpus = assignment.cpus;
+    target.mems = tier::CpuList(assignment.mems);
+    const auto spec = PoolSpec::parse(assignment.pool, nullptr);
+    target.exclusive = spec && spec->kind == PoolKind::exclusive;
+    groups[group] = std::move(target);
+  }
+  layout_ = std::move(layout);
+  try {
+    backend_->apply(groups);
+  } catch (const CpusetError& e) {
+    problems_.push_back(std::string("cpusets not applied: ") + e.what());
+    for (const std::string& problem : problems_) log::warn() << "pools: " << problem;
+    return problems_;
+  }
+
+  std::map<std::string, std::string> group_of;
+  std::map<std::string, std::vector<pid_t>> attached;
+  for (const Workload& workload : workloads) {
+    auto group = wanted_group.find(workload.id);
+    if (group == wanted_group.end()) continue;
+    std::vector<pid_t> pids = pids_of(workload);
+    const bool same_group =
+        group_of_.count(workload.id) != 0 && group_of_.at(workload.id) == group->second;
+    const std::vector<pid_t>& before = attached_[workload.id];
+    std::vector<pid_t> done;
+    for (pid_t pid : pids) {
+      // A group that was emptied and recreated lost its tasks: attach again
+      // whenever the backend no longer lists the pid.
+      const bool known = same_group && std::count(before.begin(), before.end(), pid) != 0;
+      if (known) {
+        const std::vector<pid_t> members = backend_->members(group->second);
+        if (std::count(members.begin(), members.end(), pid) != 0) {
+          done.push_back(pid);
+          continue;
+        }
+      }
+      try {
+        backend_->attach(group->second, pid);
+        done.push_back(pid);
+      } catch (const CpusetError& e) {
+        if (e.error == ESRCH) continue;  // exited meanwhile: the registry drops it next epoch
+        problems_.push_back(workload.id + ": " + e.what());
+      }
+    }
+    group_of[workload.id] = group->second;
+    attached[workload.id] = std::move(done);
+  }
+  group_of_ = std::move(group_of);
+  attached_ = std::move(attached);
+  for (const std::string& problem : problems_) log::warn() << "pools: " << problem;
+  return problems_;
+}
+
+const Assignment* PoolManager::assignment(const std::string& workload_id) const {
+  for (const Assignment& assignment : layout_.assignments) {
+    if (assignment.workload == workload_id) return &assignment;
+  }
+  return nullptr;
+}
+
+json::value PoolManager::to_json(const std::vector<Workload>& workloads,
+                                 const PidsOf& pids_of) const {
+  std::map<std::string, const Workload*> by_id;
+  for (const Workload& workload : workloads) by_id[workload.id] = &workload;
+  json::array pools;
+  for (const tier::cpu::PoolView& view : layout_.pools) {
+    json::array members, ids;
+    for (const std::string& id : view.members) {
+      ids.push_back(json::string(id));
+      auto it = by_id.find(id);
+      if (it == by_id.end()) continue;
+      for (pid_t pid : pids_of(*it->second)) members.push_back(pid);
+    }
+    pools.push_back(json::object{{"name", view.name},
+                                 {"cpus", view.cpus.to_string()},
+                                 {"mems", node_array(view.mems)},
+                                 {"members", std::move(members)},
+                                 {"workloads", std::move(ids)},
+                                 {"suppressed", false}});
+  }
+  json::array assignments;
+  for (const Assignment& assignment : layout_.assignments) {
+    auto group = group_of_.find(assignment.workload);
+    assignments.push_back(json::object{
+        {"workload", assignment.workload},
+        {"pool", assignment.pool},
+        {"cpus", assignment.cpus.to_string()},
+        {"mems", node_array(assignment.mems)},
+        {"group", group == group_of_.end() ? json::value(nullptr) : json::value(group->second)}});
+  }
+  json::array refused, reasons, notes, problems;
+  for (const tier::cpu::Refusal& refusal : layout_.refused) {
+    refused.push_back(json::object{{"workload", refusal.workload}, {"reason", refusal.reason}});
+  }
+  for (const std::string& reason : backend_reasons_) reasons.push_back(json::string(reason));
+  for (const std::string& note : backend_->notes()) notes.push_back(json::string(note));
+  for (const std::string& problem : problems_) problems.push_back(json::string(problem));
+  return json::object{{"enabled", true},
+                      {"backend", tier::cpu::to_string(backend_->kind())},
+                      {"backend_description", backend_->describe()},
+                      {"backend_reasons", std::move(reasons)},
+                      {"notes", std::move(notes)},
+                      {"pools", std::move(pools)},
+                      {"assignments", std::move(assignments)},
+                      {"refused", std::move(refused)},
+                      {"problems", std::move(problems)}};
+}
+
+std::string PoolManager::backend_description() const {
+  return backend_->describe();
+}
+
+void PoolManager::teardown() noexcept {
+  if (backend_) backend_->teardown();
+  group_of_.clear();
+  attached_.clear();
+}
+
+}  // namespace tierd

@@ -1,0 +1,83 @@
+// PoolManager: turns the registry's workloads into a CPU pool layout
+// (tier::cpu::compute_layout) and realises it with a cpuset backend: one
+// group per pool under tierd's parent group, every process workload attached
+// to its pool's group.
+//
+// Contract: called from the daemon loop only. admit() is a dry run that says
+// why a new workload's pool cannot be met; realise() recomputes from the
+// workloads as they are now (claims keep the CPUs they hold, so a recompute
+// moves nobody who did not change) and reports what it could not do instead
+// of throwing — a vanished process is skipped, a group removed underneath is
+// recreated on the next apply. Cgroup workloads keep their own cgroup: only
+// process workloads (api, rule) are attached (docs/pools.md).
+#pragma once
+
+#include <sys/types.h>
+
+#include <boost/json/value.hpp>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+#include "tier/cpu/cpu_inventory.hpp"
+#include "tier/cpu/cpuset_backend.hpp"
+#include "tier/cpu/pool_layout.hpp"
+#include "tier/sysroot.hpp"
+#include "tier/topology.hpp"
+#include "workloads/registry.hpp"
+
+namespace tierd {
+
+class PoolManager {
+ public:
+  /// Chooses the backend (throws tier::cpu::CpusetError when a forced one is
+  /// not usable, std::invalid_argument for a bad reserved list).
+  PoolManager(const tier::SysRoot& root, std::shared_ptr<const tier::Topology> topology,
+              tier::cpu::CpuInventory inventory, const PoolsConfig& config);
+  ~PoolManager();
+  PoolManager(const PoolManager&) = delete;
+  PoolManager& operator=(const PoolManager&) = delete;
+
+  /// Why `candidate` cannot join beside `current`, or nullopt when it can.
+  std::optional<std::string> admit(const std::vector<Workload>& current,
+                                   const Workload& candidate) const;
+
+  using PidsOf = std::function<std::vector<pid_t>(const Workload&)>;
+  /// Recomputes the layout for `workloads`, applies the groups and attaches
+  /// every process workload's pids to its group. Returns one line per
+  /// problem (refused claim, failed write, process gone), already logged.
+  std::vector<std::string> realise(const std::vector<Workload>& workloads, const PidsOf& pids_of);
+
+  /// The CPUs and memory nodes a workload was given, or null.
+  const tier::cpu::Assignment* assignment(const std::string& workload_id) const;
+  /// docs/api.md `pools.list`.
+  boost::json::value to_json(const std::vector<Workload>& workloads, const PidsOf& pids_of) const;
+  std::string backend_description() const;
+
+  /// Removes tierd's groups (tasks back to the hierarchy root). Never throws.
+  void teardown() noexcept;
+
+ private:
+  std::vector<tier::cpu::Claim> claims_for(const std::vector<Workload>& workloads) const;
+
+  std::shared_ptr<const tier::Topology> topology_;
+  tier::cpu::CpuInventory inventory_;
+  tier::cpu::PoolConfig pool_config_;
+  std::unique_ptr<tier::cpu::CpusetBackend> backend_;
+  std::vector<std::string> backend_reasons_;
+  tier::cpu::Layout layout_;
+  std::map<std::string, std::string> group_of_;         // workload id -> group it is attached to
+  std::map<std::string, std::vector<pid_t>> attached_;  // workload id -> pids attached
+  std::vector<std::string> problems_;                   // of the last realise()
+};
+
+/// The cpuset group of an assignment: "shared", "numa-1", "shared-offline"
+/// (offline members may lose orphan SMT siblings), "claim-pid-42" for a
+/// claim's own CPUs. Pure; exposed for tests.
+std::string pool_group_name(const tier::cpu::Assignment& assignment, tier::WorkloadClass cls);
+
+}  // namespace tierd
