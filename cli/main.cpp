@@ -53,6 +53,7 @@ int run(int argc, char** argv) {
   add_workloads_command(app, global, action);
   add_policy_command(app, global, action);
   add_pause_commands(app, global, action);
+  add_run_command(app, global, action);
 
   try {
     app.parse(argc, argv);
