@@ -142,6 +142,17 @@ void reject_with_binds(const RunRequest& request, const std::string& option, con
   throw RunUsageError(option + " conflicts with " + spelled(request.binds.front()) + ": " + why);
 }
 
+/// A device's name lists its aliases with commas ("ib0,mlx4_0").
+bool has_name(std::string_view names, std::string_view wanted) {
+  while (!names.empty()) {
+    const std::size_t comma = names.find(',');
+    if (names.substr(0, comma) == wanted) return true;
+    if (comma == std::string_view::npos) break;
+    names.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
 }  // namespace
 
 std::optional<unsigned> parse_pool_numa(const std::string& pool) {
@@ -153,7 +164,7 @@ std::optional<unsigned> parse_pool_numa(const std::string& pool) {
 Binding resolve_near(const tier::Topology& topology, const std::string& device) {
   const auto& devices = topology.devices();
   const auto found = std::find_if(devices.begin(), devices.end(), [&](const tier::Device& d) {
-    return d.name == device || (!d.pci.empty() && d.pci == device) ||
+    return has_name(d.name, device) || (!d.pci.empty() && d.pci == device) ||
            // "3b:00.0" names the device in PCI domain 0000 (lspci's short form).
            (d.pci.size() == device.size() + 5 && d.pci.rfind("0000:", 0) == 0 &&
             d.pci.compare(5, std::string::npos, device) == 0);
