@@ -144,7 +144,7 @@ Binding (numactl's flags and meanings; NODES and CPUS are numactl lists such as
 "0-1", "0,2", "all", "!0" (all but 0), "+0" (relative to the allowed set)):
   At most one memory policy (-m -p -P -i -w -l), as numactl. -N and -C may both be
   given: as in numactl the later one decides the CPUs. Nodes must exist, CPUs must be
-  online and in tierctl's cpuset, -N nodes must have CPUs.
+  ones tierctl itself may run on (its affinity and cpuset), -N nodes must have CPUs.
 
 tierd: when tierd answers at --socket, the process is registered first
 (workloads.register with its pid and --class/--pool/--quota when given), then the

@@ -15,3 +15,9 @@ target_link_libraries(tierd_status_bench PRIVATE tier_warnings)
 # One placement-policy tick with 64 GiB tracked in 1 M regions (docs/benchmarks.md).
 add_executable(policy_bench ${CMAKE_CURRENT_LIST_DIR}/policy_bench.cpp)
 target_link_libraries(policy_bench PRIVATE benchmark::benchmark tier_policies tier_warnings)
+
+# `tierctl run --membind 0 -- true` vs `numactl --membind 0 true` launch time
+# (docs/benchmarks.md); runs build/bin/tierctl.
+add_executable(run_launch_bench ${CMAKE_CURRENT_LIST_DIR}/run_launch_bench.cpp)
+target_link_libraries(run_launch_bench PRIVATE benchmark::benchmark tier_warnings)
+add_dependencies(run_launch_bench tierctl)
