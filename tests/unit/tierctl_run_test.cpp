@@ -1,14 +1,23 @@
 // The real `tierctl run` side by side with numactl 2.0.16 (without tierd):
 // the same policy, CPUs and nodes seen from inside the command, the same exit
-// status and signal deaths; usage errors exit 2 with a precise message.
+// status and signal deaths; usage errors exit 2 with a precise message. With
+// a scripted tierd (its ControlServer on a thread): what workloads.register
+// receives, and that a refusal or a missing command leaves nothing behind.
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <sys/stat.h>
 
+#include <boost/asio.hpp>
+#include <boost/json.hpp>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
+#include "control_server.hpp"
 #include "test_support.hpp"
+#include "tier/control_protocol.hpp"
 #include "tier/topology.hpp"
 
 namespace {
@@ -212,6 +221,126 @@ TEST(TierctlRun, NearALiveDeviceBindsToItsNode) {
     const CommandResult near = under_tierctl({"--near", name}, {"sh", "-c", kProbe});
     EXPECT_EQ(near.out, numactl.out);
   }
+}
+
+// ---- with tierd -------------------------------------------------------------
+
+namespace json = boost::json;
+
+/// tierd's ControlServer on a thread answering workloads.register and
+/// .unregister, recording every request's method and params in order.
+class ScriptedTierd {
+ public:
+  explicit ScriptedTierd(const fs::path& socket)
+      : server_(std::make_unique<tierd::ControlServer>(io_, socket.string())) {}
+  ~ScriptedTierd() {
+    io_.stop();
+    if (thread_.joinable()) thread_.join();
+  }
+  ScriptedTierd(const ScriptedTierd&) = delete;
+  ScriptedTierd& operator=(const ScriptedTierd&) = delete;
+
+  /// Registration succeeds, or is refused with `refusal` as the message.
+  void start(std::optional<std::string> refusal = std::nullopt) {
+    for (const char* method : {"workloads.register", "workloads.unregister"}) {
+      server_->add_method(
+          method, tierd::ControlServer::Access::read,
+          [this, method, refusal](const json::value& params, const tierd::Peer&) -> json::value {
+            record(method, params);
+            if (refusal && std::string(method) == "workloads.register") {
+              throw tier::control::Error(tier::control::ErrorCode::bad_request, *refusal);
+            }
+            return json::object{{"workload", json::object{{"id", "pid:1"}}}};
+          });
+    }
+    server_->start();
+    thread_ = std::thread([this] { io_.run(); });
+  }
+  std::vector<std::pair<std::string, json::value>> requests() const {
+    std::lock_guard lock(mutex_);
+    return requests_;
+  }
+
+ private:
+  void record(const std::string& method, const json::value& params) {
+    std::lock_guard lock(mutex_);
+    requests_.emplace_back(method, params);
+  }
+  boost::asio::io_context io_;
+  std::unique_ptr<tierd::ControlServer> server_;
+  std::thread thread_;
+  mutable std::mutex mutex_;
+  std::vector<std::pair<std::string, json::value>> requests_;
+};
+
+class TierctlRunWithTierd : public ::testing::Test {
+ protected:
+  CommandResult run(std::vector<std::string> args) {
+    std::vector<std::string> argv{kTierctl, "--socket", socket_.string(), "run"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run_command(argv);
+  }
+  tier::test::TempDir dir_{"run-tierd"};
+  fs::path socket_ = dir_.path() / "tierd.sock";
+  ScriptedTierd tierd_{socket_};
+};
+
+TEST_F(TierctlRunWithTierd, RegistersTheCommandsPidWithTheGivenOptionsOnly) {
+  tierd_.start();
+  // sh prints its own pid: tierctl's, since tierctl execs it.
+  const CommandResult r = run({"--class", "online", "--quota", "8G", "--pool", "exclusive:1",
+                               "--membind", "0", "--", "sh", "-c", "echo $$"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");  // nothing printed on success without --verbose
+  const auto requests = tierd_.requests();
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(requests[0].first, "workloads.register");
+  const json::value expected = {
+      {"pid", std::stoll(r.out)}, {"class", "online"}, {"pool", "exclusive:1"}, {"quota", "8G"}};
+  EXPECT_EQ(requests[0].second, expected);
+}
+
+TEST_F(TierctlRunWithTierd, WithoutOptionsOnlyThePidIsSent) {
+  tierd_.start();
+  const CommandResult r = run({"-v", "sh", "-c", "echo $$"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("registered with tierd"), std::string::npos) << r.err;
+  const auto requests = tierd_.requests();
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(requests[0].second, (json::value{{"pid", std::stoll(r.out)}}));
+}
+
+TEST_F(TierctlRunWithTierd, ARefusalFailsWithTierdsMessageAndRunsNothing) {
+  tierd_.start("unknown pool 'exclusive:9'");
+  const fs::path marker = dir_.path() / "ran";
+  const CommandResult r = run({"--pool", "exclusive:9", "touch", marker.string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("unknown pool 'exclusive:9'"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(marker));
+}
+
+TEST_F(TierctlRunWithTierd, AMissingCommandIsNeverRegistered) {
+  tierd_.start();
+  const CommandResult r = run({"--class", "offline", "tier-no-such-command"});
+  EXPECT_EQ(r.exit_code, 127);
+  EXPECT_TRUE(tierd_.requests().empty());
+}
+
+TEST_F(TierctlRunWithTierd, AnExecThatFailsAfterRegisteringIsUnregisteredAgain) {
+  tierd_.start();
+  // Executable, so it passes the check before registering; exec then fails
+  // on the missing interpreter.
+  const fs::path script = dir_.path() / "script";
+  tier::test::write_text_file(script, "#!/nonexistent/interpreter\n");
+  chmod(script.c_str(), 0755);
+  const CommandResult r = run({script.string()});
+  EXPECT_EQ(r.exit_code, 127);
+  EXPECT_EQ(r.err, "tierctl run: " + script.string() + ": No such file or directory\n");
+  const auto requests = tierd_.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requests[0].first, "workloads.register");
+  EXPECT_EQ(requests[1].first, "workloads.unregister");
+  EXPECT_EQ(requests[1].second, (json::value{{"id", requests[0].second.at("pid")}}));
 }
 
 }  // namespace
