@@ -50,5 +50,7 @@ void add_pools_command(CLI::App& app, const GlobalOptions& global, Action& actio
 void add_ps_command(CLI::App& app, const GlobalOptions& global, Action& action);
 /// pause, resume and reload.
 void add_pause_commands(CLI::App& app, const GlobalOptions& global, Action& action);
+/// `run`: numactl-style launcher, registers with tierd when it runs.
+void add_run_command(CLI::App& app, const GlobalOptions& global, Action& action);
 
 }  // namespace tierctl

@@ -55,6 +55,7 @@ int run(int argc, char** argv) {
   add_pause_commands(app, global, action);
   add_pools_command(app, global, action);
   add_ps_command(app, global, action);
+  add_run_command(app, global, action);
 
   try {
     app.parse(argc, argv);

@@ -19,3 +19,8 @@ target_link_libraries(policy_bench PRIVATE benchmark::benchmark tier_policies ti
 # One CPU pool layout recompute, 200 claims on 256 CPUs in 8 nodes (docs/pools.md).
 add_executable(pool_layout_bench ${CMAKE_CURRENT_LIST_DIR}/pool_layout_bench.cpp)
 target_link_libraries(pool_layout_bench PRIVATE benchmark::benchmark tier tier_warnings)
+# `tierctl run --membind 0 -- true` vs `numactl --membind 0 true` launch time
+# (docs/benchmarks.md); runs build/bin/tierctl.
+add_executable(run_launch_bench ${CMAKE_CURRENT_LIST_DIR}/run_launch_bench.cpp)
+target_link_libraries(run_launch_bench PRIVATE benchmark::benchmark tier_warnings)
+add_dependencies(run_launch_bench tierctl)
