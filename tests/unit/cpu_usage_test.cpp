@@ -62,6 +62,17 @@ TEST(CpuUsage, TwoReadingsGiveExactPerCpuFractions) {
   EXPECT_DOUBLE_EQ(*busy_fraction(before, after, *CpuList::parse("1")), 0.8);
 }
 
+TEST(CpuUsage, SamplerReportsFromTheSecondReadingOn) {
+  test::TempDir dir("tier-cpu-sampler");
+  CpuUsageSampler sampler{SysRoot(dir.path())};
+  EXPECT_EQ(sampler.sample(*CpuList::parse("0")), std::nullopt) << "no /proc/stat yet";
+  test::write_text_file(dir.path() / "proc/stat", kBefore);
+  EXPECT_EQ(sampler.sample(*CpuList::parse("0")), std::nullopt) << "first reading";
+  test::write_text_file(dir.path() / "proc/stat", kAfter);
+  EXPECT_DOUBLE_EQ(*sampler.sample(*CpuList::parse("0-1")), 0.6);
+  EXPECT_DOUBLE_EQ(*sampler.sample(*CpuList::parse("0-1")), 0.0) << "nothing moved since";
+}
+
 TEST(CpuUsage, IowaitCountsAsIdleAndABackwardsCounterAddsNothing) {
   const CpuStat before = parse_proc_stat("cpu0 100 0 0 100 500 0 0 0\n");
   // iowait fell by 100 (NO_HZ accounting): that interval adds no jiffies.

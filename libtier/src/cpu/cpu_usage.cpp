@@ -145,4 +145,13 @@ std::optional<double> busy_fraction(const CpuStat& before, const CpuStat& after,
   return fraction(sum);
 }
 
+std::optional<double> CpuUsageSampler::sample(const CpuList& cpus) {
+  std::optional<CpuStat> now = read_proc_stat(root_);
+  if (!now) return std::nullopt;
+  std::optional<double> fraction;
+  if (previous_) fraction = busy_fraction(*previous_, *now, cpus);
+  previous_ = std::move(now);
+  return fraction;
+}
+
 }  // namespace tier::cpu

@@ -17,6 +17,7 @@
 #include <map>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tier/cpulist.hpp"
@@ -55,5 +56,19 @@ std::map<unsigned, double> busy_fractions(const CpuStat& before, const CpuStat& 
 /// jiffies summed over the set); nullopt when none of them has a figure.
 std::optional<double> busy_fraction(const CpuStat& before, const CpuStat& after,
                                     const CpuList& cpus);
+
+/// The daemon's tick-to-tick view: each sample() reads /proc/stat and
+/// returns the busy fraction of `cpus` since the previous sample (nullopt on
+/// the first call, when /proc/stat is unreadable, or when none of the CPUs
+/// has a figure). A malformed /proc/stat throws like parse_proc_stat().
+class CpuUsageSampler {
+ public:
+  explicit CpuUsageSampler(SysRoot root = SysRoot()) : root_(std::move(root)) {}
+  std::optional<double> sample(const CpuList& cpus);
+
+ private:
+  SysRoot root_;
+  std::optional<CpuStat> previous_;
+};
 
 }  // namespace tier::cpu
