@@ -20,7 +20,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "control_server.hpp"
+#include "scripted_tierd.hpp"
 #include "test_support.hpp"
 #include "tier/control_protocol.hpp"
 
@@ -96,67 +96,6 @@ const json::value kReload = json::parse(
     R"({"reloaded": true, "changes": ["daemon.log_level: info -> debug", "policy.tick_ms: 1000 -> 500"]})");
 
 // ---- the scripted daemons -------------------------------------------------
-
-/// tierd's ControlServer on its own thread. Methods are registered before
-/// start(); each handler records the params it received.
-class ScriptedDaemon {
- public:
-  explicit ScriptedDaemon(const fs::path& socket)
-      : server_(std::make_unique<tierd::ControlServer>(io_, socket.string())) {}
-  ~ScriptedDaemon() {
-    io_.stop();
-    if (thread_.joinable()) thread_.join();
-    server_.reset();
-  }
-  ScriptedDaemon(const ScriptedDaemon&) = delete;
-  ScriptedDaemon& operator=(const ScriptedDaemon&) = delete;
-
-  void reply(const std::string& method, json::value result) {
-    server_->add_method(method, tierd::ControlServer::Access::read,
-                        [this, method, result](const json::value& params, const tierd::Peer&) {
-                          record(method, params);
-                          return result;
-                        });
-  }
-  /// An error reply with that code, as tierd's handlers throw it.
-  void fail(const std::string& method, const std::string& message,
-            tier::control::ErrorCode code = tier::control::ErrorCode::not_found) {
-    server_->add_method(method, tierd::ControlServer::Access::read,
-                        [this, method, message, code](const json::value& params,
-                                                      const tierd::Peer&) -> json::value {
-                          record(method, params);
-                          throw tier::control::Error(code, message);
-                        });
-  }
-  void start() {
-    server_->start();
-    thread_ = std::thread([this] { io_.run(); });
-  }
-  /// The params of the last `method` request; "none" when there was none.
-  json::value received(const std::string& method) const {
-    std::lock_guard lock(mutex_);
-    auto it = received_.find(method);
-    return it == received_.end() ? json::value("none") : it->second;
-  }
-  int calls() const {
-    std::lock_guard lock(mutex_);
-    return calls_;
-  }
-
- private:
-  void record(const std::string& method, const json::value& params) {
-    std::lock_guard lock(mutex_);
-    received_[method] = params;
-    ++calls_;
-  }
-
-  asio::io_context io_;
-  std::unique_ptr<tierd::ControlServer> server_;
-  std::thread thread_;
-  mutable std::mutex mutex_;
-  std::map<std::string, json::value> received_;
-  int calls_ = 0;
-};
 
 // ---- helpers ---------------------------------------------------------------
 

@@ -15,7 +15,7 @@
 #include <sstream>
 #include <thread>
 
-#include "control_server.hpp"
+#include "scripted_tierd.hpp"
 #include "test_support.hpp"
 #include "tier/control_protocol.hpp"
 #include "tier/topology.hpp"
@@ -227,51 +227,18 @@ TEST(TierctlRun, NearALiveDeviceBindsToItsNode) {
 
 namespace json = boost::json;
 
-/// tierd's ControlServer on a thread answering workloads.register and
-/// .unregister, recording every request's method and params in order.
-class ScriptedTierd {
- public:
-  explicit ScriptedTierd(const fs::path& socket)
-      : server_(std::make_unique<tierd::ControlServer>(io_, socket.string())) {}
-  ~ScriptedTierd() {
-    io_.stop();
-    if (thread_.joinable()) thread_.join();
+/// The scripted tierd answering workloads.register (or refusing it with
+/// `refusal`) and workloads.unregister.
+void script_registration(tier::test::ScriptedDaemon& tierd,
+                         std::optional<std::string> refusal = std::nullopt) {
+  if (refusal) {
+    tierd.fail("workloads.register", *refusal, tier::control::ErrorCode::bad_request);
+  } else {
+    tierd.reply("workloads.register", json::object{{"workload", json::object{{"id", "pid:1"}}}});
   }
-  ScriptedTierd(const ScriptedTierd&) = delete;
-  ScriptedTierd& operator=(const ScriptedTierd&) = delete;
-
-  /// Registration succeeds, or is refused with `refusal` as the message.
-  void start(std::optional<std::string> refusal = std::nullopt) {
-    for (const char* method : {"workloads.register", "workloads.unregister"}) {
-      server_->add_method(
-          method, tierd::ControlServer::Access::read,
-          [this, method, refusal](const json::value& params, const tierd::Peer&) -> json::value {
-            record(method, params);
-            if (refusal && std::string(method) == "workloads.register") {
-              throw tier::control::Error(tier::control::ErrorCode::bad_request, *refusal);
-            }
-            return json::object{{"workload", json::object{{"id", "pid:1"}}}};
-          });
-    }
-    server_->start();
-    thread_ = std::thread([this] { io_.run(); });
-  }
-  std::vector<std::pair<std::string, json::value>> requests() const {
-    std::lock_guard lock(mutex_);
-    return requests_;
-  }
-
- private:
-  void record(const std::string& method, const json::value& params) {
-    std::lock_guard lock(mutex_);
-    requests_.emplace_back(method, params);
-  }
-  boost::asio::io_context io_;
-  std::unique_ptr<tierd::ControlServer> server_;
-  std::thread thread_;
-  mutable std::mutex mutex_;
-  std::vector<std::pair<std::string, json::value>> requests_;
-};
+  tierd.reply("workloads.unregister", json::object{{"workload", json::object{{"id", "pid:1"}}}});
+  tierd.start();
+}
 
 class TierctlRunWithTierd : public ::testing::Test {
  protected:
@@ -282,11 +249,11 @@ class TierctlRunWithTierd : public ::testing::Test {
   }
   tier::test::TempDir dir_{"run-tierd"};
   fs::path socket_ = dir_.path() / "tierd.sock";
-  ScriptedTierd tierd_{socket_};
+  tier::test::ScriptedDaemon tierd_{socket_};
 };
 
 TEST_F(TierctlRunWithTierd, RegistersTheCommandsPidWithTheGivenOptionsOnly) {
-  tierd_.start();
+  script_registration(tierd_);
   // sh prints its own pid: tierctl's, since tierctl execs it.
   const CommandResult r = run({"--class", "online", "--quota", "8G", "--pool", "exclusive:1",
                                "--membind", "0", "--", "sh", "-c", "echo $$"});
@@ -301,7 +268,7 @@ TEST_F(TierctlRunWithTierd, RegistersTheCommandsPidWithTheGivenOptionsOnly) {
 }
 
 TEST_F(TierctlRunWithTierd, WithoutOptionsOnlyThePidIsSent) {
-  tierd_.start();
+  script_registration(tierd_);
   const CommandResult r = run({"-v", "sh", "-c", "echo $$"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("registered with tierd"), std::string::npos) << r.err;
@@ -311,7 +278,7 @@ TEST_F(TierctlRunWithTierd, WithoutOptionsOnlyThePidIsSent) {
 }
 
 TEST_F(TierctlRunWithTierd, ARefusalFailsWithTierdsMessageAndRunsNothing) {
-  tierd_.start("unknown pool 'exclusive:9'");
+  script_registration(tierd_, "unknown pool 'exclusive:9'");
   const fs::path marker = dir_.path() / "ran";
   const CommandResult r = run({"--pool", "exclusive:9", "touch", marker.string()});
   EXPECT_EQ(r.exit_code, 1);
@@ -320,14 +287,14 @@ TEST_F(TierctlRunWithTierd, ARefusalFailsWithTierdsMessageAndRunsNothing) {
 }
 
 TEST_F(TierctlRunWithTierd, AMissingCommandIsNeverRegistered) {
-  tierd_.start();
+  script_registration(tierd_);
   const CommandResult r = run({"--class", "offline", "tier-no-such-command"});
   EXPECT_EQ(r.exit_code, 127);
   EXPECT_TRUE(tierd_.requests().empty());
 }
 
 TEST_F(TierctlRunWithTierd, AnExecThatFailsAfterRegisteringIsUnregisteredAgain) {
-  tierd_.start();
+  script_registration(tierd_);
   // Executable, so it passes the check before registering; exec then fails
   // on the missing interpreter.
   const fs::path script = dir_.path() / "script";

@@ -242,20 +242,19 @@ TEST(RegistryFixture, RefreshDropsExitedZombieAndReusedPids) {
   EXPECT_EQ(ids_of(registry.workloads()), std::vector<std::string>{"pid:103"});
 }
 
-TEST(RegistryFixture, ThousandProcessWorkloadsRefreshQuickly) {
+// Its cost is measured by scripts/bench-tierd.sh (status with 1 000
+// workloads), not asserted here: a timed test says more about the machine.
+TEST(RegistryFixture, ThousandLiveProcessWorkloadsAllSurviveARefresh) {
   FakeSystem sys;
   Registry registry(sys.root());
   for (pid_t pid = 1000; pid < 2000; ++pid) {
     sys.add_process(proc(pid).started(static_cast<std::uint64_t>(pid)));
     registry.register_workload(pid_request(pid), kNow);
   }
-  auto start = std::chrono::steady_clock::now();
   auto result = registry.refresh(kNow);
-  auto elapsed = std::chrono::steady_clock::now() - start;
   EXPECT_TRUE(result.dropped.empty());
+  EXPECT_TRUE(result.added.empty());
   EXPECT_EQ(registry.workloads().size(), 1000u);
-  // ~1000 small file reads: milliseconds; the bound only catches a blow-up.
-  EXPECT_LT(elapsed, std::chrono::seconds(2));
 }
 
 // ---- watched parent cgroups ---------------------------------------------------
