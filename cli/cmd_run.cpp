@@ -58,6 +58,11 @@ std::vector<BindFlag> ordered_binds(const RunCli& cli) {
 json::object register_params(const run::RunPlan& plan) {
   json::object params;
   params["pid"] = static_cast<long long>(getpid());
+  // tierd would name the workload after this process's comm, "tierctl",
+  // which is about to become CMD: name it after CMD now.
+  if (!plan.command.empty()) {
+    params["name"] = std::filesystem::path(plan.command.front()).filename().string();
+  }
   if (plan.klass) params["class"] = *plan.klass;
   if (plan.pool) params["pool"] = *plan.pool;
   if (plan.quota) params["quota"] = *plan.quota;

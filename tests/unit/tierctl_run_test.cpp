@@ -262,19 +262,22 @@ TEST_F(TierctlRunWithTierd, RegistersTheCommandsPidWithTheGivenOptionsOnly) {
   const auto requests = tierd_.requests();
   ASSERT_EQ(requests.size(), 1u);
   EXPECT_EQ(requests[0].first, "workloads.register");
-  const json::value expected = {
-      {"pid", std::stoll(r.out)}, {"class", "online"}, {"pool", "exclusive:1"}, {"quota", "8G"}};
+  const json::value expected = {{"pid", std::stoll(r.out)},
+                                {"name", "sh"},
+                                {"class", "online"},
+                                {"pool", "exclusive:1"},
+                                {"quota", "8G"}};
   EXPECT_EQ(requests[0].second, expected);
 }
 
-TEST_F(TierctlRunWithTierd, WithoutOptionsOnlyThePidIsSent) {
+TEST_F(TierctlRunWithTierd, WithoutOptionsOnlyThePidAndTheCommandsNameAreSent) {
   script_registration(tierd_);
   const CommandResult r = run({"-v", "sh", "-c", "echo $$"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("registered with tierd"), std::string::npos) << r.err;
   const auto requests = tierd_.requests();
   ASSERT_EQ(requests.size(), 1u);
-  EXPECT_EQ(requests[0].second, (json::value{{"pid", std::stoll(r.out)}}));
+  EXPECT_EQ(requests[0].second, (json::value{{"pid", std::stoll(r.out)}, {"name", "sh"}}));
 }
 
 TEST_F(TierctlRunWithTierd, ARefusalFailsWithTierdsMessageAndRunsNothing) {
