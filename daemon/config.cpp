@@ -30,7 +30,7 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& schema() {
       {"kernel", {"numa_balancing", "demotion_enabled"}},
       {"placement", {"kernel_tiering", "heat_source"}},
       {"pools", {"enabled", "backend", "reserved", "placement", "parent"}},
-      {"workloads", {"watch", "rule"}},
+      {"workloads", {"watch", "rule", "kubepods", "pod_overrides"}},
       {"workloads.watch", {"parent", "class", "priority", "pool", "quota", "budget_mbps"}},
       {"workloads.rule", {"match", "class", "priority", "pool", "quota", "budget_mbps"}},
       {"topology", {"root", "tier_override"}},
@@ -297,6 +297,16 @@ std::vector<Entry> read_entries(const toml::table& workloads, const char* name,
 
 void read_workloads(const toml::table& table, const std::string& origin, Config& config) {
   TableReader reader(table, origin, "workloads", "workloads.");
+  reader.checked("kubepods", config.kubepods, [](const std::string& path) {
+    if (!path.empty() && path.front() != '/') {
+      throw std::invalid_argument("expected an absolute cgroup directory path or \"\"");
+    }
+  });
+  reader.checked("pod_overrides", config.pod_overrides, [](const std::string& path) {
+    if (!path.empty() && path.front() != '/') {
+      throw std::invalid_argument("expected an absolute file path or \"\"");
+    }
+  });
   config.watches = read_entries<CgroupWatch>(
       table, "watch", "parent", origin, [](const TableReader& entry, CgroupWatch& watch) {
         entry.checked("parent", watch.parent, [](const std::string& path) {
@@ -486,6 +496,8 @@ std::vector<std::string> config_changes(const Config& before, const Config& afte
   compare("pools.reserved", before.pools.reserved, after.pools.reserved);
   compare("pools.placement", before.pools.placement, after.pools.placement);
   compare("pools.parent", before.pools.parent, after.pools.parent);
+  compare("workloads.kubepods", before.kubepods, after.kubepods);
+  compare("workloads.pod_overrides", before.pod_overrides, after.pod_overrides);
   compare("workloads.watch", describe(before.watches), describe(after.watches));
   compare("workloads.rule", describe(before.rules), describe(after.rules));
   compare("topology.root", before.topology_root, after.topology_root);

@@ -55,6 +55,8 @@ struct Config {
   // [workloads]
   std::vector<CgroupWatch> watches;
   std::vector<ProcessRule> rules;
+  std::string kubepods;       // kubepods cgroup root to discover pods under; "" = off
+  std::string pod_overrides;  // TOML file of [[pod]] overrides (docs/kubernetes.md); "" = none
   // [topology]
   std::string topology_root = "/";
   std::map<unsigned, unsigned> tier_override;

@@ -8,6 +8,7 @@
 #include "heat_worker.hpp"
 #include "log.hpp"
 #include "tier/topology_text.hpp"
+#include "workloads/pod_overrides.hpp"
 #include "workloads/state_file.hpp"
 
 namespace tierd {
@@ -33,6 +34,19 @@ tier::Topology load_topology(const Config& config) {
 std::string topology_summary(const tier::Topology& topology) {
   return std::to_string(topology.nodes().size()) + " node(s), " +
          std::to_string(topology.memory_tiers().size()) + " memory tier(s)";
+}
+
+// The kubepods watch of a configuration, its override file read (throws
+// PodOverridesError naming file:line:key).
+std::optional<KubepodsWatch> kubepods_watch(const Config& config) {
+  if (config.kubepods.empty()) return std::nullopt;
+  KubepodsWatch watch;
+  watch.root = config.kubepods;
+  if (!config.pod_overrides.empty()) {
+    watch.overrides =
+        std::make_shared<const PodOverrides>(PodOverrides::load(config.pod_overrides));
+  }
+  return watch;
 }
 
 void log_lines(const std::vector<std::string>& lines, const char* prefix) {
@@ -122,6 +136,7 @@ void Daemon::start() {
   warn_lines(kernel_.apply(with_heat_choice(config_), &applied), "kernel: ");
   log_lines(applied, "kernel: ");
   registry_.configure(config_.watches, config_.rules);
+  registry_.configure_kubepods(kubepods_watch(config_));
   configure_pools(config_);
 
   heat_ = std::make_unique<HeatWorker>(io_, [this](const tier::heat::HeatReport& report) {
@@ -234,8 +249,10 @@ std::vector<std::string> Daemon::reload() {
     std::vector<std::string> applied;
     warn_lines(kernel_.apply(with_heat_choice(next), &applied), "kernel: ");
     log_lines(applied, "kernel: ");
+    std::optional<KubepodsWatch> kubepods = kubepods_watch(next);  // may throw: nothing changed yet
     if (next.pools != config_.pools) configure_pools(next);
     registry_.configure(next.watches, next.rules);
+    registry_.configure_kubepods(std::move(kubepods));
     const bool restart_placement = heat_choice_.source != running_source ||
                                    next.epoch_ms != config_.epoch_ms ||
                                    topology_summary(*topology) != topology_summary(*topology_);

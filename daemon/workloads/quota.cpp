@@ -18,6 +18,8 @@ const char* to_string(WorkloadSource s) {
       return "cgroup";
     case WorkloadSource::rule:
       return "rule";
+    case WorkloadSource::pod:
+      return "pod";
   }
   return "api";
 }
@@ -26,6 +28,7 @@ std::optional<WorkloadSource> parse_workload_source(std::string_view text) {
   if (text == "api") return WorkloadSource::api;
   if (text == "cgroup") return WorkloadSource::cgroup;
   if (text == "rule") return WorkloadSource::rule;
+  if (text == "pod") return WorkloadSource::pod;
   return std::nullopt;
 }
 

@@ -8,6 +8,8 @@
 #include <unordered_set>
 
 #include "workloads/cgroup_fs.hpp"
+#include "workloads/kubepods.hpp"
+#include "workloads/pod_overrides.hpp"
 #include "workloads/procfs.hpp"
 #include "workloads/registry.hpp"
 
@@ -92,6 +94,7 @@ Registry::RefreshResult Registry::refresh(std::int64_t now_unix_s) {
   refresh_cgroup_workloads(result.dropped);
   add_watch_children(now_unix_s, result.added);
   add_rule_matches(now_unix_s, result.added);
+  refresh_pods(now_unix_s, result.added, result.dropped);
   return result;
 }
 
@@ -223,6 +226,70 @@ void Registry::add_rule_matches(std::int64_t now_unix_s, std::vector<Workload>& 
     apply_settings(workload, matched);
     workload.registered_unix_s = now_unix_s;
     rule_of_[workload.id] = matched.match;
+    workloads_.push_back(workload);
+    added.push_back(std::move(workload));
+  }
+}
+
+}  // namespace tierd
+
+namespace tierd {
+
+void Registry::configure_kubepods(std::optional<KubepodsWatch> watch) {
+  if (watch) watch->root = detail::normalize_cgroup_path(watch->root);
+  kubepods_ = std::move(watch);
+}
+
+// Pods come and go with kubelet: each refresh lists them again, drops the
+// pod workloads whose pod is gone and takes the current mapping (QoS class,
+// CPU limit, overrides) for the others, so an override edit applies on the
+// next epoch after a reload.
+void Registry::refresh_pods(std::int64_t now_unix_s, std::vector<Workload>& added,
+                            std::vector<DroppedWorkload>& dropped) {
+  std::map<std::string, PodWorkload> pods;
+  if (kubepods_) {
+    static const PodOverrides kNone;
+    for (PodWorkload& pod : discover_pods(root_, kubepods_->root,
+                                          kubepods_->overrides ? *kubepods_->overrides : kNone)) {
+      std::string cgroup = pod.cgroup;
+      pods.emplace(std::move(cgroup), std::move(pod));
+    }
+  }
+  auto apply = [](Workload& workload, const PodWorkload& pod) {
+    workload.workload_class = pod.cls;
+    workload.pool = pod.pool;
+    workload.quota = pod.quota;
+  };
+  for (std::size_t i = 0; i < workloads_.size();) {
+    Workload& workload = workloads_[i];
+    if (workload.source != WorkloadSource::pod) {
+      ++i;
+      continue;
+    }
+    auto pod = pods.find(workload.cgroup);
+    if (pod == pods.end()) {
+      drop_at(i,
+              kubepods_ ? "pod cgroup " + workload.cgroup + " no longer under " + kubepods_->root
+                        : std::string("kubepods discovery removed from configuration"),
+              dropped);
+      continue;
+    }
+    apply(workload, pod->second);
+    pods.erase(pod);
+    ++i;
+  }
+  std::unordered_set<std::string> ids;
+  for (const Workload& workload : workloads_) ids.insert(workload.id);
+  for (auto& [cgroup, pod] : pods) {
+    // Registered over the API or a watch's child already: that one stays.
+    if (ids.count("cgroup:" + cgroup) != 0) continue;
+    Workload workload;
+    workload.id = "cgroup:" + cgroup;
+    workload.name = "pod " + pod.uid;
+    workload.source = WorkloadSource::pod;
+    workload.cgroup = cgroup;
+    apply(workload, pod);
+    workload.registered_unix_s = now_unix_s;
     workloads_.push_back(workload);
     added.push_back(std::move(workload));
   }

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <regex>
 #include <stdexcept>
@@ -32,9 +33,10 @@ using WorkloadClass = tier::WorkloadClass;
 using tier::parse_workload_class;
 using tier::to_string;
 
-enum class WorkloadSource { api, cgroup, rule };  // "api" | "cgroup" | "rule"
+// "api" | "cgroup" (a watched parent's child) | "rule" | "pod" (kubepods discovery)
+enum class WorkloadSource { api, cgroup, rule, pod };
 const char* to_string(WorkloadSource s);
-/// "api", "cgroup", "rule"; nullopt otherwise.
+/// "api", "cgroup", "rule", "pod"; nullopt otherwise.
 std::optional<WorkloadSource> parse_workload_source(std::string_view text);
 
 /// Fast-tier quota: none, an absolute byte count, or a percentage of the
@@ -116,6 +118,16 @@ struct ProcessRule {
   bool operator==(const ProcessRule&) const = default;
 };
 
+class PodOverrides;
+
+/// Kubernetes-shaped discovery (docs/kubernetes.md): every pod under `root`
+/// (e.g. /sys/fs/cgroup/kubepods.slice) is one cgroup workload whose class,
+/// pool and quota come from its QoS class and CPU limit, or from `overrides`.
+struct KubepodsWatch {
+  std::string root;
+  std::shared_ptr<const PodOverrides> overrides;  // null: none
+};
+
 class Registry {
  public:
   explicit Registry(tier::SysRoot root = tier::SysRoot("/"));
@@ -129,6 +141,9 @@ class Registry {
 
   /// Replaces the watch/rule configuration (start and reload).
   void configure(std::vector<CgroupWatch> watches, std::vector<ProcessRule> rules);
+  /// Turns kubepods discovery on (a watch) or off (nullopt: pod workloads
+  /// are dropped at the next refresh).
+  void configure_kubepods(std::optional<KubepodsWatch> watch);
 
   /// One pass: drops workloads whose process exited (or whose pid was reused:
   /// start_time differs) or whose cgroup directory is gone; adds children of
@@ -172,6 +187,8 @@ class Registry {
   void refresh_cgroup_workloads(std::vector<DroppedWorkload>& dropped);
   void add_watch_children(std::int64_t now_unix_s, std::vector<Workload>& added);
   void add_rule_matches(std::int64_t now_unix_s, std::vector<Workload>& added);
+  void refresh_pods(std::int64_t now_unix_s, std::vector<Workload>& added,
+                    std::vector<DroppedWorkload>& dropped);
   /// Index into rules_ of the first rule matching the process, or -1.
   int matching_rule(const ProcessView& process) const;
 
@@ -181,6 +198,7 @@ class Registry {
   std::vector<ProcessRule> rules_;
   std::vector<std::regex> rule_patterns_;       // rules_[i].match, compiled in configure()
   std::map<std::string, std::string> rule_of_;  // rule workload id -> the match it came from
+  std::optional<KubepodsWatch> kubepods_;
 };
 
 /// JSON form of one workload: exactly docs/api.md's workload object (no

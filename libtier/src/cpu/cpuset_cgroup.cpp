@@ -61,6 +61,7 @@ void CgroupCpusetBackend::check_known_groups_present() {
 
 void CgroupCpusetBackend::check_fits_machine(const CpusetTarget& parent) const {
   auto cpus = read_cpulist(root_, mount_ + "/" + root_cpus_file());
+  if (cpus) cpus = set_union(*cpus, held_by_own_groups());
   auto mems = read_cpulist(root_, mount_ + "/" + root_mems_file());
   if (cpus && !is_subset(parent.cpus, *cpus)) {
     throw CpusetError("cpuset groups want cpus " + parent.cpus.to_string() + " but " + mount_ +

@@ -43,6 +43,10 @@ class CgroupCpusetBackend : public CpusetBackend {
   /// The hierarchy root's CPUs and nodes, which every group must fit in.
   virtual std::string root_cpus_file() const = 0;
   virtual std::string root_mems_file() const = 0;
+  /// CPUs the root no longer lists as its own because tier's groups hold
+  /// them (v2: CPUs given to tier's partitions leave the root's effective
+  /// set); they still count as offered.
+  virtual CpuList held_by_own_groups() const { return {}; }
   /// "cgroup v1 cpuset" / "cgroup v2 cpuset".
   virtual std::string label() const = 0;
 

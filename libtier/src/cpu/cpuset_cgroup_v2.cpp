@@ -38,6 +38,13 @@ class CgroupV2Backend final : public CgroupCpusetBackend {
   std::string root_cpus_file() const override { return "cpuset.cpus.effective"; }
   std::string root_mems_file() const override { return "cpuset.mems.effective"; }
 
+  // A partition's CPUs leave the root's cpuset.cpus.effective; the parent's
+  // cpuset.cpus.exclusive lists the ones tier's partitions hold.
+  CpuList held_by_own_groups() const override {
+    if (!has_exclusive_file_) return {};
+    return read_cpulist(root_, parent_dir_ + "/cpuset.cpus.exclusive").value_or(CpuList{});
+  }
+
   ExclusiveStyle exclusive_style() const override {
     return has_exclusive_file_ ? ExclusiveStyle::partition : ExclusiveStyle::none;
   }
