@@ -89,6 +89,8 @@ build_initramfs() {
   for s in "${SCENARIOS[@]}"; do
     install -m 0755 "$VM_DIR/scenarios/$s.sh" "$root/vm/scenarios/$s.sh"
   done
+  # The kubepods-shaped tree builder the unit tests use too (pods_k8s).
+  install -m 0755 "$VM_DIR/../fixtures/kubepods/make-tree.sh" "$root/vm/make-kubepods.sh"
   # The unit exactly as shipped: the systemd scenarios install it with only
   # ExecStart's path rewritten (guest/tierd_service.sh).
   install -m 0644 "$REPO/daemon/tierd.service" "$root/vm/tierd.service"
