@@ -30,6 +30,9 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& schema() {
       {"kernel", {"numa_balancing", "demotion_enabled"}},
       {"placement", {"kernel_tiering", "heat_source"}},
       {"pools", {"enabled", "backend", "reserved", "placement", "parent"}},
+      {"suppression",
+       {"enabled", "cpu_threshold", "cpu_restore", "restore_delay_s", "min_offline_cpus",
+        "step_cpus", "fast_share_floor"}},
       {"workloads", {"watch", "rule", "kubepods", "pod_overrides"}},
       {"workloads.watch", {"parent", "class", "priority", "pool", "quota", "budget_mbps"}},
       {"workloads.rule", {"match", "class", "priority", "pool", "quota", "budget_mbps"}},
@@ -42,8 +45,9 @@ const std::vector<std::string>& keys_of(const std::string& table) {
   for (const auto& [name, keys] : schema()) {
     if (name == table) return keys;
   }
-  static const std::vector<std::string> top{"daemon",    "metrics", "policy",    "kernel",
-                                            "placement", "pools",   "workloads", "topology"};
+  static const std::vector<std::string> top{"daemon",      "metrics",   "policy",
+                                            "kernel",      "placement", "pools",
+                                            "suppression", "workloads", "topology"};
   return top;
 }
 
@@ -93,6 +97,17 @@ class TableReader {
              "expected an integer from " + std::to_string(min) + " to " + std::to_string(max));
       }
       out = static_cast<Int>(*value);
+    }
+  }
+  void real(const char* key, double& out, double min, double max) const {
+    if (const toml::node* node = get(key)) {
+      auto value = node->value<double>();  // integers are taken as numbers too
+      if (!value || *value < min || *value > max) {
+        std::ostringstream range;
+        range << "expected a number from " << min << " to " << max;
+        fail(*node, key, range.str());
+      }
+      out = *value;
     }
   }
   /// A string validated by `check`, which throws std::invalid_argument.
@@ -239,6 +254,24 @@ void read_pools(const toml::table& table, const std::string& origin, Config& con
       throw std::invalid_argument("expected one cgroup directory name, like \"tier\"");
     }
   });
+}
+
+void read_suppression(const toml::table& table, const std::string& origin, Config& config) {
+  TableReader reader(table, origin, "suppression", "suppression.");
+  SuppressionSettings& s = config.suppression;
+  reader.boolean("enabled", s.enabled);
+  reader.real("cpu_threshold", s.cpu_threshold, 0.01, 1.0);
+  reader.real("cpu_restore", s.cpu_restore, 0.0, 1.0);
+  reader.real("restore_delay_s", s.restore_delay_s, 0.0, 3600.0);
+  reader.integer("min_offline_cpus", s.min_offline_cpus, 1, 1 << 20);
+  reader.integer("step_cpus", s.step_cpus, 1, 1 << 20);
+  reader.real("fast_share_floor", s.fast_share_floor, 0.0, 1.0);
+  if (s.cpu_restore > s.cpu_threshold) {
+    const toml::node* node = reader.get("cpu_restore");
+    reader.fail(node != nullptr ? *node : *reader.get("cpu_threshold"),
+                node != nullptr ? "cpu_restore" : "cpu_threshold",
+                "cpu_restore must not be above cpu_threshold (the gap is the hysteresis)");
+  }
 }
 
 // The fields watches and rules share.
@@ -437,6 +470,7 @@ Config parse_config(const std::string& text, const std::string& origin) {
                                                       {"kernel", read_kernel},
                                                       {"placement", read_placement_section},
                                                       {"pools", read_pools},
+                                                      {"suppression", read_suppression},
                                                       {"workloads", read_workloads},
                                                       {"topology", read_topology}};
   for (const auto& [name, read] : sections) {
@@ -497,6 +531,10 @@ std::vector<std::string> config_changes(const Config& before, const Config& afte
   compare("pools.placement", before.pools.placement, after.pools.placement);
   compare("pools.parent", before.pools.parent, after.pools.parent);
   compare("workloads.kubepods", before.kubepods, after.kubepods);
+  if (before.suppression != after.suppression) {
+    changes.push_back(std::string("suppression: ") + (after.suppression.enabled ? "on" : "off") +
+                      ", settings changed");
+  }
   compare("workloads.pod_overrides", before.pod_overrides, after.pod_overrides);
   compare("workloads.watch", describe(before.watches), describe(after.watches));
   compare("workloads.rule", describe(before.rules), describe(after.rules));

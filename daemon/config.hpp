@@ -31,6 +31,18 @@ struct PoolsConfig {
   bool operator==(const PoolsConfig&) const = default;
 };
 
+/// [suppression]: offline suppression (docs/suppression.md); needs [pools].
+struct SuppressionSettings {
+  bool enabled = false;
+  double cpu_threshold = 0.65;  // shrink offline CPUs while online CPU use is above
+  double cpu_restore = 0.50;    // give them back once it stays below ...
+  double restore_delay_s = 5;   // ... for this long
+  unsigned min_offline_cpus = 1;
+  unsigned step_cpus = 1;
+  double fast_share_floor = 0;  // online fast-tier share floor; 0 = that trigger off
+  bool operator==(const SuppressionSettings&) const = default;
+};
+
 struct Config {
   // [daemon]
   std::string socket = "/run/tier/tierd.sock";
@@ -52,6 +64,8 @@ struct Config {
   std::string heat_source = "auto";  // a heat source name, "auto" or "off"
   // [pools]
   PoolsConfig pools;
+  // [suppression]
+  SuppressionSettings suppression;
   // [workloads]
   std::vector<CgroupWatch> watches;
   std::vector<ProcessRule> rules;

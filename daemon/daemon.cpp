@@ -250,7 +250,9 @@ std::vector<std::string> Daemon::reload() {
     warn_lines(kernel_.apply(with_heat_choice(next), &applied), "kernel: ");
     log_lines(applied, "kernel: ");
     std::optional<KubepodsWatch> kubepods = kubepods_watch(next);  // may throw: nothing changed yet
-    if (next.pools != config_.pools) configure_pools(next);
+    if (next.pools != config_.pools || next.suppression != config_.suppression) {
+      configure_pools(next);
+    }
     registry_.configure(next.watches, next.rules);
     registry_.configure_kubepods(std::move(kubepods));
     const bool restart_placement = heat_choice_.source != running_source ||

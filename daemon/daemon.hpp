@@ -29,6 +29,7 @@
 #include "options.hpp"
 #include "placement/heat_choice.hpp"
 #include "placement/placement_worker.hpp"
+#include "pools/offline_suppression.hpp"
 #include "pools/pool_manager.hpp"
 #include "residency_scanner.hpp"
 #include "service_notifier.hpp"
@@ -93,6 +94,11 @@ class Daemon {
   void configure_pools(const Config& config);
   /// Recomputes the layout and moves workloads into their pools' cpusets.
   void realise_pools();
+  /// One offline-suppression step (each sampling epoch); realises the pools
+  /// again when the offline CPUs change.
+  void suppress_offline();
+  /// Tier 0's share of the online workloads' resident memory (last scans).
+  std::optional<double> online_fast_share() const;
   boost::json::value pools_json() const;
 
   // --- control methods (control_methods.cpp) ---
@@ -133,7 +139,8 @@ class Daemon {
   std::unique_ptr<HeatWorker> heat_;
   std::unique_ptr<ResidencyScanner> residency_scanner_;
   std::unique_ptr<PlacementWorker> placement_;
-  std::unique_ptr<PoolManager> pools_;  // null while [pools] enabled = false
+  std::unique_ptr<PoolManager> pools_;               // null while [pools] enabled = false
+  std::unique_ptr<OfflineSuppression> suppression_;  // null unless pools and suppression are on
 
   // Policy and its counters.
   std::string policy_name_;

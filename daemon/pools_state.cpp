@@ -18,8 +18,21 @@ void Daemon::configure_pools(const Config& config) {
     next = std::make_unique<PoolManager>(tier::SysRoot("/"), topology_,
                                          tier::cpu::load_cpu_inventory(options), config.pools);
   }
+  std::unique_ptr<OfflineSuppression> suppression;
+  if (next && config.suppression.enabled) {
+    const SuppressionSettings& s = config.suppression;
+    tier::policy::SuppressionConfig controller;
+    controller.cpu_threshold = s.cpu_threshold;
+    controller.cpu_restore = s.cpu_restore;
+    controller.restore_delay_s = s.restore_delay_s;
+    controller.min_offline_cpus = s.min_offline_cpus;
+    controller.step_cpus = s.step_cpus;
+    suppression = std::make_unique<OfflineSuppression>(controller, s.fast_share_floor,
+                                                       tier::SysRoot(config.topology_root));
+  }
   if (pools_) pools_->teardown();
   pools_ = std::move(next);
+  suppression_ = std::move(suppression);
   if (!pools_) {
     log::info() << "pools: off ([pools] enabled = false); workloads' pools are reported only";
     return;
@@ -33,6 +46,36 @@ void Daemon::realise_pools() {
                   [this](const Workload& workload) { return registry_.pids_of(workload); });
 }
 
+void Daemon::suppress_offline() {
+  if (!pools_ || !suppression_) return;
+  const double now_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  const std::optional<unsigned> before = suppression_->offline_limit();
+  suppression_->tick(now_s, pools_->online_cpus(),
+                     static_cast<unsigned>(pools_->offline_pool().size()), online_fast_share());
+  const std::optional<unsigned> after = suppression_->offline_limit();
+  if (before != after) {
+    pools_->set_offline_limit(after);
+    realise_pools();
+  }
+}
+
+std::optional<double> Daemon::online_fast_share() const {
+  std::uint64_t total = 0, fast = 0;
+  for (const Workload& workload : registry_.workloads()) {
+    if (workload.workload_class != WorkloadClass::online) continue;
+    auto found = residency_.find(workload.id);
+    if (found == residency_.end()) continue;
+    for (const auto& [node, bytes] : found->second) {
+      total += bytes;
+      const tier::Node* known = topology_->node(node);
+      if (known != nullptr && known->tier == 0) fast += bytes;
+    }
+  }
+  if (total == 0) return std::nullopt;
+  return static_cast<double>(fast) / static_cast<double>(total);
+}
+
 boost::json::value Daemon::pools_json() const {
   if (!pools_) {
     return boost::json::object{
@@ -40,8 +83,12 @@ boost::json::value Daemon::pools_json() const {
         {"pools", boost::json::array()},
         {"note", "pools are off in tierd's configuration ([pools] enabled = false)"}};
   }
-  return pools_->to_json(registry_.workloads(),
-                         [this](const Workload& workload) { return registry_.pids_of(workload); });
+  boost::json::value out = pools_->to_json(registry_.workloads(), [this](const Workload& workload) {
+    return registry_.pids_of(workload);
+  });
+  out.as_object()["suppression"] =
+      suppression_ ? suppression_->to_json() : boost::json::value{{"enabled", false}};
+  return out;
 }
 
 }  // namespace tierd

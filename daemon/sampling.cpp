@@ -53,6 +53,7 @@ void Daemon::sample_epoch() {
   metrics_->update_nodes(*topology_, *memory_);
   metrics_->update_kernel_counters(memory_->vmstat);
   refresh_workloads(static_cast<std::int64_t>(std::time(nullptr)));
+  suppress_offline();
   metrics_->update_workloads(*topology_, placements());
   scan_residency();
   if (placement_) {

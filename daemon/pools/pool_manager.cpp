@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "log.hpp"
+#include "tier/policy/suppression.hpp"
 
 namespace tierd {
 
@@ -134,6 +135,18 @@ std::vector<std::string> PoolManager::realise(const std::vector<Workload>& workl
   std::map<std::string, tier::WorkloadClass> class_of;
   for (const Workload& workload : workloads) class_of[workload.id] = workload.workload_class;
 
+  // Suppression weighs the online workloads' CPUs against the offline ones'
+  // (default-class workloads count for neither).
+  std::vector<unsigned> online, offline;
+  for (const Assignment& assignment : layout.assignments) {
+    const tier::WorkloadClass cls = class_of[assignment.workload];
+    const auto& ids = assignment.cpus.ids();
+    if (cls == tier::WorkloadClass::online) online.insert(online.end(), ids.begin(), ids.end());
+    if (cls == tier::WorkloadClass::offline) offline.insert(offline.end(), ids.begin(), ids.end());
+  }
+  online_cpus_ = tier::CpuList(std::move(online));
+  offline_pool_ = tier::CpuList(std::move(offline));
+
   std::map<std::string, CpusetTarget> groups;
   std::map<std::string, std::string> wanted_group;
   for (const Assignment& assignment : layout.assignments) {
@@ -146,9 +159,18 @@ std::vector<std::string> PoolManager::realise(const std::vector<Workload>& workl
     target.mems = tier::CpuList(assignment.mems);
     const auto spec = PoolSpec::parse(assignment.pool, nullptr);
     target.exclusive = spec && spec->kind == PoolKind::exclusive;
+    const bool shared_offline = cls == tier::WorkloadClass::offline && spec &&
+                                (spec->kind == PoolKind::shared || spec->kind == PoolKind::numa);
+    if (shared_offline && offline_limit_) {
+      // Suppressed: the offline group keeps the CPUs farthest from online work.
+      target.cpus = tier::policy::shrink_cpuset(target.cpus, std::max(*offline_limit_, 1u),
+                                                online_cpus_, inventory_);
+    }
     groups[group] = std::move(target);
   }
   layout_ = std::move(layout);
+  group_cpus_.clear();
+  for (const auto& [name, target] : groups) group_cpus_[name] = target.cpus;
   try {
     backend_->apply(groups);
   } catch (const CpusetError& e) {
@@ -209,10 +231,12 @@ json::value PoolManager::to_json(const std::vector<Workload>& workloads,
   json::array pools;
   for (const tier::cpu::PoolView& view : layout_.pools) {
     json::array members, ids;
+    bool offline_member = false;
     for (const std::string& id : view.members) {
       ids.push_back(json::string(id));
       auto it = by_id.find(id);
       if (it == by_id.end()) continue;
+      offline_member |= it->second->workload_class == tier::WorkloadClass::offline;
       for (pid_t pid : pids_of(*it->second)) members.push_back(pid);
     }
     pools.push_back(json::object{{"name", view.name},
@@ -220,15 +244,21 @@ json::value PoolManager::to_json(const std::vector<Workload>& workloads,
                                  {"mems", node_array(view.mems)},
                                  {"members", std::move(members)},
                                  {"workloads", std::move(ids)},
-                                 {"suppressed", false}});
+                                 {"suppressed", offline_limit_.has_value() && offline_member}});
   }
   json::array assignments;
   for (const Assignment& assignment : layout_.assignments) {
     auto group = group_of_.find(assignment.workload);
+    // What the workload may use now: its group's CPUs (an offline group
+    // under suppression has fewer than its pool).
+    tier::CpuList cpus = assignment.cpus;
+    if (group != group_of_.end() && group_cpus_.count(group->second) != 0) {
+      cpus = group_cpus_.at(group->second);
+    }
     assignments.push_back(json::object{
         {"workload", assignment.workload},
         {"pool", assignment.pool},
-        {"cpus", assignment.cpus.to_string()},
+        {"cpus", cpus.to_string()},
         {"mems", node_array(assignment.mems)},
         {"group", group == group_of_.end() ? json::value(nullptr) : json::value(group->second)}});
   }

@@ -52,6 +52,15 @@ class PoolManager {
   /// problem (refused claim, failed write, process gone), already logged.
   std::vector<std::string> realise(const std::vector<Workload>& workloads, const PidsOf& pids_of);
 
+  /// Offline suppression: at most `cpus` of the offline groups' CPUs (the
+  /// ones far from online work, tier::policy::shrink_cpuset), or the whole
+  /// pool with nullopt. Takes effect at the next realise().
+  void set_offline_limit(std::optional<unsigned> cpus) { offline_limit_ = cpus; }
+  /// CPUs of the online workloads' assignments, and the offline groups'
+  /// CPUs before suppression, from the last realise().
+  const tier::CpuList& online_cpus() const { return online_cpus_; }
+  const tier::CpuList& offline_pool() const { return offline_pool_; }
+
   /// The CPUs and memory nodes a workload was given, or null.
   const tier::cpu::Assignment* assignment(const std::string& workload_id) const;
   /// docs/api.md `pools.list`.
@@ -72,7 +81,10 @@ class PoolManager {
   tier::cpu::Layout layout_;
   std::map<std::string, std::string> group_of_;         // workload id -> group it is attached to
   std::map<std::string, std::vector<pid_t>> attached_;  // workload id -> pids attached
-  std::vector<std::string> problems_;                   // of the last realise()
+  std::optional<unsigned> offline_limit_;
+  std::map<std::string, tier::CpuList> group_cpus_;  // group -> CPUs written (after suppression)
+  tier::CpuList online_cpus_, offline_pool_;
+  std::vector<std::string> problems_;  // of the last realise()
 };
 
 /// The cpuset group of an assignment: "shared", "numa-1", "shared-offline"

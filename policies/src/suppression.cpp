@@ -137,7 +137,7 @@ SuppressionDecision suppression_tick(const SuppressionConfig& config, unsigned o
                                      const SuppressionSignals& signals, SuppressionState& state) {
   const unsigned full = offline_pool_cpus;
   const unsigned floor = std::min(config.min_offline_cpus, full);
-  const unsigned before = std::clamp(state.offline_cpus.value_or(full), floor, full);
+  const unsigned before = full - std::min(state.taken, full - floor);
   const Evaluation e = evaluate(config, signals);
 
   SuppressionDecision d;
@@ -164,7 +164,7 @@ SuppressionDecision suppression_tick(const SuppressionConfig& config, unsigned o
     // restore delay afresh once the signals really calm down.
     state.calm_since_s.reset();
   }
-  state.offline_cpus = d.offline_cpus;
+  state.taken = full - d.offline_cpus;
 
   d.demote_offline_first = e.fast_tier_short;
   if (d.demote_offline_first != state.demoting_offline_first) {

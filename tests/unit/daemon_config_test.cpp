@@ -90,6 +90,40 @@ TEST(DaemonConfig, PlacementErrorsNameTheKey) {
             "");
 }
 
+TEST(DaemonConfig, PoolsAndSuppressionReadAndRefuseBadValuesByKey) {
+  const Config config = parse_config(
+      "[pools]\nenabled = true\nreserved = \"0\"\nplacement = \"spread\"\n"
+      "[suppression]\nenabled = true\ncpu_threshold = 0.8\ncpu_restore = 0.6\n"
+      "restore_delay_s = 2\n[workloads]\nkubepods = \"/sys/fs/cgroup/kubepods.slice\"\n",
+      "test.toml");
+  EXPECT_TRUE(config.pools.enabled);
+  EXPECT_EQ(config.pools.reserved, "0");
+  EXPECT_EQ(config.pools.placement, "spread");
+  EXPECT_TRUE(config.suppression.enabled);
+  EXPECT_DOUBLE_EQ(config.suppression.cpu_threshold, 0.8);
+  EXPECT_DOUBLE_EQ(config.suppression.restore_delay_s, 2);
+  EXPECT_EQ(config.kubepods, "/sys/fs/cgroup/kubepods.slice");
+
+  EXPECT_EQ(error_of("[pools]\nbackend = \"cgroup-v3\"\n"),
+            "test.toml:2: key 'pools.backend': expected \"auto\", \"cgroup-v2\", \"cgroup-v1\" or "
+            "\"affinity\"");
+  EXPECT_EQ(error_of("[pools]\nreserved = \"0-\"\n"),
+            "test.toml:2: key 'pools.reserved': expected a CPU list like \"0\" or \"0-1,8\"");
+  EXPECT_EQ(error_of("[pools]\nparent = \"a/b\"\n"),
+            "test.toml:2: key 'pools.parent': expected one cgroup directory name, like \"tier\"");
+  EXPECT_EQ(
+      error_of("[[workloads.rule]]\nmatch = \"x\"\npool = \"exclusive:0\"\n"),
+      "test.toml:3: key 'workloads.rule[0].pool': pool \"exclusive:0\": K must be at least 1");
+  EXPECT_EQ(error_of("[suppression]\ncpu_threshold = 0.5\ncpu_restore = 0.6\n"),
+            "test.toml:3: key 'suppression.cpu_restore': cpu_restore must not be above "
+            "cpu_threshold (the gap is the hysteresis)");
+  EXPECT_EQ(error_of("[suppression]\ncpu_threshold = 2\n"),
+            "test.toml:2: key 'suppression.cpu_threshold': expected a number from 0.01 to 1");
+  EXPECT_EQ(error_of("[workloads]\nkubepods = \"kubepods.slice\"\n"),
+            "test.toml:2: key 'workloads.kubepods': expected an absolute cgroup directory path or "
+            "\"\"");
+}
+
 TEST(DaemonConfig, UnreadableFileIsNamed) {
   try {
     load_config_file("/nonexistent/tierd.toml");

@@ -324,12 +324,25 @@ TEST(Suppression, PoolSmallerThanMinimumOrResizedIsClamped) {
   Controller c(6);
   c.tick(cpu_at(0, 0.9));
   ASSERT_EQ(c.cpus_after(cpu_at(1, 0.9)), 4u);
-  c.resize(3);  // a live pool change took CPUs from the offline pool
-  EXPECT_EQ(c.cpus_after(cpu_at(2, 0.9)), 2u);
+  // A live pool change took CPUs from the offline pool: the 2 CPUs already
+  // taken stay taken (3 - 2 = 1, the minimum), not an absolute 4 clamped.
+  c.resize(3);
+  EXPECT_EQ(c.cpus_after(cpu_at(2, 0.9)), 1u);
   c.resize(0);
   const SuppressionDecision empty = c.tick(cpu_at(3, 0.9));
   EXPECT_EQ(empty.offline_cpus, 0u);
   EXPECT_EQ(empty.cpu_max, std::nullopt);
+}
+
+// Found in the guest: tierd ticks before any offline workload exists (pool
+// 0); the first one to join must get the whole pool, not look suppressed.
+TEST(Suppression, AnOfflinePoolThatWasEmptyIsNotSuppressedWhenItFills) {
+  Controller c(0);
+  EXPECT_EQ(c.cpus_after(cpu_at(0, 0.1)), 0u);
+  c.resize(4);
+  const SuppressionDecision d = c.tick(cpu_at(1, 0.1));
+  EXPECT_EQ(d.offline_cpus, 4u);
+  EXPECT_EQ(d.action, std::nullopt);
 }
 
 TEST(Suppression, ValidateNamesTheBadFieldAndValue) {

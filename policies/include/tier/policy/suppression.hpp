@@ -69,8 +69,11 @@ void validate(const SuppressionConfig& config);
 /// Carried by the caller from one tick to the next; a default-constructed
 /// state means "not suppressed yet".
 struct SuppressionState {
-  std::optional<unsigned> offline_cpus;  // nullopt until the first tick: the full pool
-  std::optional<double> calm_since_s;    // when every signal last went under its restore level
+  // CPUs taken away from the offline pool (not an absolute count: the pool
+  // grows and shrinks as claims come and go, and an offline pool that was
+  // empty at first must not look suppressed once workloads join it).
+  unsigned taken = 0;
+  std::optional<double> calm_since_s;  // when every signal last went under its restore level
   bool demoting_offline_first = false;
 };
 
