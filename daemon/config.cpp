@@ -29,7 +29,7 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& schema() {
       {"policy", {"name", "params", "tick_ms", "paused"}},
       {"kernel", {"numa_balancing", "demotion_enabled"}},
       {"placement", {"kernel_tiering", "heat_source"}},
-      {"pools", {"enabled", "backend", "reserved", "placement", "parent"}},
+      {"pools", {"enabled", "backend", "reserved", "placement", "parent", "isolate_irqs"}},
       {"suppression",
        {"enabled", "cpu_threshold", "cpu_restore", "restore_delay_s", "min_offline_cpus",
         "step_cpus", "fast_share_floor"}},
@@ -249,6 +249,7 @@ void read_pools(const toml::table& table, const std::string& origin, Config& con
     if (text != "pack" && text != "spread")
       throw std::invalid_argument("expected \"pack\" or \"spread\"");
   });
+  reader.boolean("isolate_irqs", pools.isolate_irqs);
   reader.checked("parent", pools.parent, [](const std::string& name) {
     if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos) {
       throw std::invalid_argument("expected one cgroup directory name, like \"tier\"");
@@ -530,6 +531,8 @@ std::vector<std::string> config_changes(const Config& before, const Config& afte
   compare("pools.reserved", before.pools.reserved, after.pools.reserved);
   compare("pools.placement", before.pools.placement, after.pools.placement);
   compare("pools.parent", before.pools.parent, after.pools.parent);
+  compare("pools.isolate_irqs", before.pools.isolate_irqs ? "true" : "false",
+          after.pools.isolate_irqs ? "true" : "false");
   compare("workloads.kubepods", before.kubepods, after.kubepods);
   if (before.suppression != after.suppression) {
     changes.push_back(std::string("suppression: ") + (after.suppression.enabled ? "on" : "off") +

@@ -28,6 +28,7 @@ struct PoolsConfig {
   std::string reserved;            // CPU list kept out of every pool ("" = none)
   std::string placement = "pack";  // "pack" or "spread"
   std::string parent = "tier";     // the cpuset group tierd owns (one path component)
+  bool isolate_irqs = false;       // keep device IRQs off exclusive CPUs (restored at stop)
   bool operator==(const PoolsConfig&) const = default;
 };
 

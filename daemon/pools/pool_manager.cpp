@@ -77,6 +77,7 @@ PoolManager::PoolManager(const tier::SysRoot& root, std::shared_ptr<const tier::
       tier::cpu::choose_cpuset_backend(root, config.parent, forced_backend(config));
   backend_ = std::move(choice.backend);
   backend_reasons_ = std::move(choice.reasons);
+  if (config.isolate_irqs) irqs_ = std::make_unique<tier::cpu::IrqIsolation>(root);
   log::info() << "pools: " << backend_->describe();
   for (const std::string& reason : backend_reasons_) log::info() << "pools: not used: " << reason;
 }
@@ -222,8 +223,30 @@ std::vector<std::string> PoolManager::realise(const std::vector<Workload>& workl
   }
   group_of_ = std::move(group_of);
   attached_ = std::move(attached);
+  isolate_irqs(groups);
   for (const std::string& problem : problems_) log::warn() << "pools: " << problem;
   return problems_;
+}
+
+// IRQs off every exclusive group's CPUs; always from the originals, so a
+// claim that left gives its CPUs back to the IRQs too.
+void PoolManager::isolate_irqs(const std::map<std::string, CpusetTarget>& groups) {
+  if (!irqs_) return;
+  std::vector<unsigned> exclusive;
+  for (const auto& [name, target] : groups) {
+    if (target.exclusive) {
+      exclusive.insert(exclusive.end(), target.cpus.ids().begin(), target.cpus.ids().end());
+    }
+  }
+  const tier::cpu::IrqReport report = irqs_->isolate(tier::CpuList(std::move(exclusive)));
+  irq_notes_.clear();
+  for (const tier::cpu::IrqMove& move : report.moved) {
+    log::info() << "pools: irq " << move.irq << " " << move.before.to_string() << " -> "
+                << move.after.to_string();
+  }
+  for (const tier::cpu::IrqSkip& skip : report.skipped) {
+    irq_notes_.push_back("irq " + std::to_string(skip.irq) + " left alone: " + skip.reason);
+  }
 }
 
 const Assignment* PoolManager::assignment(const std::string& workload_id) const {
@@ -277,6 +300,7 @@ json::value PoolManager::to_json(const std::vector<Workload>& workloads,
   }
   for (const std::string& reason : backend_reasons_) reasons.push_back(json::string(reason));
   for (const std::string& note : backend_->notes()) notes.push_back(json::string(note));
+  for (const std::string& note : irq_notes_) notes.push_back(json::string(note));
   for (const std::string& problem : problems_) problems.push_back(json::string(problem));
   return json::object{{"enabled", true},
                       {"backend", tier::cpu::to_string(backend_->kind())},
@@ -294,6 +318,7 @@ std::string PoolManager::backend_description() const {
 }
 
 void PoolManager::teardown() noexcept {
+  if (irqs_) irqs_->restore();
   if (backend_) backend_->teardown();
   group_of_.clear();
   attached_.clear();

@@ -25,6 +25,7 @@
 #include "config.hpp"
 #include "tier/cpu/cpu_inventory.hpp"
 #include "tier/cpu/cpuset_backend.hpp"
+#include "tier/cpu/irq_affinity.hpp"
 #include "tier/cpu/pool_layout.hpp"
 #include "tier/sysroot.hpp"
 #include "tier/topology.hpp"
@@ -72,11 +73,14 @@ class PoolManager {
 
  private:
   std::vector<tier::cpu::Claim> claims_for(const std::vector<Workload>& workloads) const;
+  void isolate_irqs(const std::map<std::string, tier::cpu::CpusetTarget>& groups);
 
   std::shared_ptr<const tier::Topology> topology_;
   tier::cpu::CpuInventory inventory_;
   tier::cpu::PoolConfig pool_config_;
   std::unique_ptr<tier::cpu::CpusetBackend> backend_;
+  std::unique_ptr<tier::cpu::IrqIsolation> irqs_;  // null unless [pools] isolate_irqs
+  std::vector<std::string> irq_notes_;             // of the last isolation
   std::vector<std::string> backend_reasons_;
   tier::cpu::Layout layout_;
   std::map<std::string, std::string> group_of_;         // workload id -> group it is attached to

@@ -100,8 +100,36 @@ if isinstance(ps, dict):
     rows = {str(w.get("pid")): w for w in ps.get("workloads", [])}
     c.eq("tierctl ps rows", len(rows) >= 3, True)
 
+# IRQ isolation ([pools] isolate_irqs): while a holds exclusive:2, no IRQ tierd
+# could move may still target a's CPUs (the ones left there are those the
+# kernel refused, named in pools.list's notes); after stop every list is back.
+def irq_lists(name):
+    out = {}
+    for line in c.file(name).splitlines():
+        parts = line.split()
+        if len(parts) == 2:
+            out[parts[0]] = set(vmcheck.parse_cpulist(parts[1]))
+    return out
+
+
+before_irqs, during_irqs, after_irqs = (irq_lists("irqs." + n) for n in ("before", "during", "after"))
+if not before_irqs:
+    c.fail("no /proc/irq affinity lists recorded")
+notes = " ".join((pools or {}).get("notes", [])) if isinstance(pools, dict) else ""
+moved = 0
+if second:
+    for irq, cpus in during_irqs.items():
+        if cpus & second:
+            if ("irq %s left alone" % irq) not in notes:
+                c.fail("irq %s still on exclusive CPUs %s and not reported" % (irq, sorted(cpus & second)))
+        elif before_irqs.get(irq, set()) & second:
+            moved += 1
+    if moved == 0:
+        c.fail("no IRQ was moved off a's CPUs %s (before: %s)" % (sorted(second), before_irqs))
+c.eq("IRQ affinities after tierd stopped", after_irqs, before_irqs)
 c.eq("tierd's cgroup after stop", c.file("groups.after").strip().endswith("No such file or directory"),
      True)
 if second:
-    c.note("a on CPUs %s after resize; backend %s" % (sorted(second), (pools or {}).get("backend")))
+    c.note("a on CPUs %s after resize; backend %s; %d IRQs moved off them and restored"
+           % (sorted(second), (pools or {}).get("backend"), moved))
 c.finish()

@@ -28,7 +28,15 @@ cat >tierd.toml <<TOML
 epoch_ms = 200
 [pools]
 enabled = true
+isolate_irqs = true
 TOML
+# irqs FILE: every IRQ's affinity list ("N LIST").
+irqs() {
+  for f in /proc/irq/[0-9]*/smp_affinity_list; do
+    n=${f#/proc/irq/}; echo "${n%%/*} $(cat "$f")"
+  done >"$1"
+}
+irqs irqs.before
 tierd --foreground --config tierd.toml --socket $SOCK --metrics off --state state.json \
   >tierd.log 2>&1 &
 T=$!
@@ -60,6 +68,7 @@ tierctl --socket $SOCK workloads update "pid:$A" --pool exclusive:2 --json >upda
 echo "update $?" >>register.rc
 for w in "a $A" "b $B" "c $C"; do set -- $w; snapshot 2 "$1" "$2"; done
 tierctl --socket $SOCK pools --json >pools.2.json 2>pools.2.err
+irqs irqs.during
 tierctl --socket $SOCK ps --json >ps.json 2>ps.err
 
 # The launcher: CMD prints what it may use as soon as it starts.
@@ -70,6 +79,7 @@ echo "run $?" >>register.rc
 ls -d /sys/fs/cgroup/tier/* >groups.during 2>&1
 
 kill_all
+irqs irqs.after
 ls -d /sys/fs/cgroup/tier >groups.after 2>&1
 echo "groups after stop: $(cat groups.after)"
 cat allowed.txt
