@@ -145,21 +145,11 @@ json::value Daemon::workloads_json() const {
     json::object object = workload_json(workload);
     if (auto found = residency_.find(workload.id); found != residency_.end()) {
       json::object by_node;
-      std::map<unsigned, std::uint64_t> by_tier;
-      std::uint64_t total = 0, fast = 0;
-      for (const auto& [node, bytes] : found->second) {
-        by_node[std::to_string(node)] = bytes;
-        total += bytes;
-        const tier::Node* known = topology_->node(node);
-        if (known != nullptr) by_tier[known->tier] += bytes;
-        if (known != nullptr && known->tier == 0) fast += bytes;
-      }
-      json::object tiers;
-      for (const auto& [rank, bytes] : by_tier) tiers[std::to_string(rank)] = bytes;
+      for (const auto& [node, bytes] : found->second) by_node[std::to_string(node)] = bytes;
+      const TierResidency residency = residency_by_tier(workload.id);
       object["resident_bytes_by_node"] = std::move(by_node);
-      object["resident_bytes_by_tier"] = std::move(tiers);
-      object["fast_tier_share"] =
-          total > 0 ? static_cast<double>(fast) / static_cast<double>(total) : 0.0;
+      object["resident_bytes_by_tier"] = residency.to_json();
+      object["fast_tier_share"] = residency.fast_share().value_or(0.0);
     }
     if (const tier::cpu::Assignment* given = pools_ ? pools_->assignment(workload.id) : nullptr) {
       json::array mems;

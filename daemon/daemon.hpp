@@ -86,6 +86,17 @@ class Daemon {
   void take_moves(std::vector<MoveOutcome> outcomes);
   void note_withheld(const std::vector<WithheldMove>& withheld);
   boost::json::value placement_json() const;
+  /// A workload's resident bytes per tier rank from its last residency scan
+  /// (nodes the topology does not know count in `total` only).
+  struct TierResidency {
+    std::map<unsigned, std::uint64_t> by_tier;
+    std::uint64_t total = 0;
+    /// Tier 0's share of `total`; nullopt before anything was resident.
+    std::optional<double> fast_share() const;
+    /// {"0": bytes, "1": bytes, ...}
+    boost::json::object to_json() const;
+  };
+  TierResidency residency_by_tier(const std::string& workload_id) const;
   std::vector<std::vector<double>> latency_matrix() const;
 
   // --- CPU pools (pools_state.cpp) ---

@@ -142,6 +142,29 @@ std::vector<std::vector<double>> Daemon::latency_matrix() const {
   return matrix;
 }
 
+std::optional<double> Daemon::TierResidency::fast_share() const {
+  if (total == 0) return std::nullopt;
+  auto fast = by_tier.find(0);
+  return static_cast<double>(fast == by_tier.end() ? 0 : fast->second) / static_cast<double>(total);
+}
+
+boost::json::object Daemon::TierResidency::to_json() const {
+  boost::json::object tiers;
+  for (const auto& [rank, bytes] : by_tier) tiers[std::to_string(rank)] = bytes;
+  return tiers;
+}
+
+Daemon::TierResidency Daemon::residency_by_tier(const std::string& workload_id) const {
+  TierResidency out;
+  auto found = residency_.find(workload_id);
+  if (found == residency_.end()) return out;
+  for (const auto& [node, bytes] : found->second) {
+    out.total += bytes;
+    if (const tier::Node* known = topology_->node(node)) out.by_tier[known->tier] += bytes;
+  }
+  return out;
+}
+
 boost::json::value Daemon::placement_json() const {
   namespace json = boost::json;
   auto tier_of = [this](unsigned node) {
@@ -154,21 +177,10 @@ boost::json::value Daemon::placement_json() const {
                       {"name", workload.name},
                       {"class", to_string(workload.workload_class)}};
     // Residency by tier, and the fast tier's share of it (tier 0).
-    std::map<unsigned, std::uint64_t> by_tier;
-    std::uint64_t resident = 0;
-    if (auto found = residency_.find(workload.id); found != residency_.end()) {
-      for (const auto& [node, bytes] : found->second) {
-        by_tier[tier_of(node)] += bytes;
-        resident += bytes;
-      }
-    }
-    json::object tiers;
-    for (const auto& [rank, bytes] : by_tier) tiers[std::to_string(rank)] = bytes;
-    item["resident_bytes_by_tier"] = std::move(tiers);
-    item["fast_share"] =
-        resident == 0
-            ? json::value(nullptr)
-            : json::value(static_cast<double>(by_tier[0]) / static_cast<double>(resident));
+    const TierResidency residency = residency_by_tier(workload.id);
+    item["resident_bytes_by_tier"] = residency.to_json();
+    const std::optional<double> share = residency.fast_share();
+    item["fast_share"] = share ? json::value(*share) : json::value(nullptr);
     if (auto view = heat_views_.find(workload.id); view != heat_views_.end()) {
       // Heat-weighted share: the part of the sampled accesses that lands on
       // the fast tier, what the policies try to raise.

@@ -61,19 +61,14 @@ void Daemon::suppress_offline() {
 }
 
 std::optional<double> Daemon::online_fast_share() const {
-  std::uint64_t total = 0, fast = 0;
+  TierResidency online;
   for (const Workload& workload : registry_.workloads()) {
     if (workload.workload_class != WorkloadClass::online) continue;
-    auto found = residency_.find(workload.id);
-    if (found == residency_.end()) continue;
-    for (const auto& [node, bytes] : found->second) {
-      total += bytes;
-      const tier::Node* known = topology_->node(node);
-      if (known != nullptr && known->tier == 0) fast += bytes;
-    }
+    const TierResidency one = residency_by_tier(workload.id);
+    online.total += one.total;
+    for (const auto& [rank, bytes] : one.by_tier) online.by_tier[rank] += bytes;
   }
-  if (total == 0) return std::nullopt;
-  return static_cast<double>(fast) / static_cast<double>(total);
+  return online.fast_share();
 }
 
 boost::json::value Daemon::pools_json() const {

@@ -19,6 +19,7 @@ namespace tier::cpu {
 namespace {
 
 namespace fs = std::filesystem;
+using test::proc_status_field;
 
 #define SKIP_UNLESS_ROOT() \
   if (geteuid() != 0) GTEST_SKIP() << "needs root: creates cgroups and moves tasks"
@@ -29,18 +30,6 @@ std::string unique_parent() {
 
 CpusetTarget T(const char* cpus, const char* mems, bool exclusive = false) {
   return {*CpuList::parse(cpus), *CpuList::parse(mems), exclusive};
-}
-
-std::string field(const fs::path& status, const std::string& key) {
-  std::ifstream in(status);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(key + ":", 0) == 0) {
-      auto value = line.substr(key.size() + 1);
-      return value.substr(value.find_first_not_of(" \t"));
-    }
-  }
-  return "<no " + key + ">";
 }
 
 /// A forked child with two threads, both blocked; killed and reaped on scope exit.
@@ -74,8 +63,8 @@ class TwoThreadChild {
   std::vector<std::string> cpus_allowed() const {
     std::vector<std::string> out;
     for (const auto& tid : threads()) {
-      out.push_back(
-          field("/proc/" + std::to_string(pid_) + "/task/" + tid + "/status", "Cpus_allowed_list"));
+      out.push_back(proc_status_field("/proc/" + std::to_string(pid_) + "/task/" + tid + "/status",
+                                      "Cpus_allowed_list"));
     }
     return out;
   }

@@ -82,6 +82,21 @@ inline std::string read_text_file(const fs::path& path) {
   return buffer.str();
 }
 
+/// A "Key:\tvalue" line of a /proc status file (/proc/PID/status,
+/// /proc/PID/task/TID/status): the value, or "<no Key>" when absent.
+inline std::string proc_status_field(const fs::path& status, const std::string& key) {
+  std::ifstream in(status);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(key + ":", 0) == 0) {
+      auto value = line.substr(key.size() + 1);
+      const auto start = value.find_first_not_of(" \t");
+      return start == std::string::npos ? "" : value.substr(start);
+    }
+  }
+  return "<no " + key + ">";
+}
+
 inline void write_text_file(const fs::path& path, const std::string& text) {
   fs::create_directories(path.parent_path());
   std::ofstream out(path, std::ios::binary | std::ios::trunc);

@@ -21,4 +21,5 @@ add_dependencies(tierd_hammer_test tierd)
 # CPU pools end to end: the real tierd with [pools] enabled, real cpusets.
 tier_unit_test(tierd_pools_test unit/tierd_pools_test.cpp LOCKS cpuset)
 target_link_libraries(tierd_pools_test PRIVATE Boost::json)
+target_include_directories(tierd_pools_test PRIVATE ${PROJECT_SOURCE_DIR}/libtier/src)
 add_dependencies(tierd_pools_test tierd)

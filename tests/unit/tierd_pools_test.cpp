@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include <boost/json.hpp>
-#include <fstream>
 
+#include "doctor/mounts.hpp"
 #include "tier/cpu/cpu_inventory.hpp"
 #include "tier/cpulist.hpp"
 #include "tierd_harness.hpp"
@@ -18,16 +18,7 @@ namespace {
 namespace json = boost::json;
 
 std::string cpus_allowed(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("Cpus_allowed_list:", 0) == 0) {
-      std::string value = line.substr(line.find(':') + 1);
-      value.erase(0, value.find_first_not_of(" \t"));
-      return value;
-    }
-  }
-  return "";
+  return proc_status_field("/proc/" + std::to_string(pid) + "/status", "Cpus_allowed_list");
 }
 
 std::string pool_config(const std::string& parent) {
@@ -35,17 +26,12 @@ std::string pool_config(const std::string& parent) {
          parent + "\"\n";
 }
 
-// The cpuset hierarchy's mount point, or "" when this kernel has none usable
-// by tierd here (the backend then falls back to affinity; the test needs the
-// cgroup path only to check clean-up).
+// The v1 cpuset hierarchy's mount point (the doctor's mount table reader),
+// or "" when there is none: the test needs it only to check clean-up.
 std::string v1_cpuset_mount() {
-  std::ifstream mounts("/proc/self/mounts");
-  std::string device, dir, type, options;
-  while (mounts >> device >> dir >> type >> options) {
-    std::string rest;
-    std::getline(mounts, rest);
-    if (type == "cgroup" && ("," + options + ",").find(",cpuset,") != std::string::npos) {
-      return dir;
+  for (const auto& mount : tier::doctor::read_mounts(SysRoot("/"))) {
+    if (mount.fstype == "cgroup" && tier::doctor::has_option(mount.options, "cpuset")) {
+      return mount.mount_point;
     }
   }
   return "";

@@ -9,11 +9,11 @@
 # classes and pools with what make-kubepods.sh says each pod must get.
 ROOT=/sys/fs/cgroup
 SOCK=/run/tierd-pods.sock
-T=
 cleanup() {
-  [ -z "$T" ] || { kill -TERM "$T" 2>/dev/null; wait "$T" 2>/dev/null; T=; }
+  stop_tierd
   sh /vm/make-kubepods.sh $ROOT systemd remove >/dev/null 2>&1
 }
+. /vm/tierd.sh
 trap cleanup EXIT
 if ! tierd --print-default-config 2>/dev/null | grep -q '^kubepods'; then
   echo "tierd has no [workloads] kubepods: not built yet" >&2
@@ -26,14 +26,7 @@ epoch_ms = 200
 [workloads]
 kubepods = "$ROOT/kubepods.slice"
 TOML
-tierd --foreground --config tierd.toml --socket $SOCK --metrics off --state state.json \
-  >tierd.log 2>&1 &
-T=$!
-i=0
-until tierctl --socket $SOCK status >/dev/null 2>&1; do
-  i=$((i + 1)); [ $i -lt 300 ] || { echo "tierd did not answer" >&2; exit 1; }
-  sleep 0.1
-done
+start_tierd tierd.toml $SOCK
 sleep 1  # a few epochs
 tierctl --socket $SOCK workloads --json >workloads.1.json 2>workloads.1.err
 # The BestEffort pod goes away (its directory removed, as kubelet does).

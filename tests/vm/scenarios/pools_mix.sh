@@ -11,17 +11,17 @@
 # Each process's Cpus_allowed_list / Mems_allowed_list is recorded from
 # /proc/PID/status at each step; pools_mix.check.py derives what each must be
 # from the machine's own topology and asserts it.
+. /vm/tierd.sh
 trap 'kill_all' EXIT
 if ! tierctl workloads update --help >/dev/null 2>&1; then
   echo "tierctl has no 'workloads update': not built yet" >&2
   exit 127
 fi
 SOCK=/run/tierd-pools.sock
-T=
 PIDS=
 kill_all() {
   for p in $PIDS; do kill "$p" 2>/dev/null; done
-  [ -z "$T" ] || { kill -TERM "$T" 2>/dev/null; wait "$T" 2>/dev/null; T=; }
+  stop_tierd
 }
 cat >tierd.toml <<TOML
 [daemon]
@@ -37,14 +37,7 @@ irqs() {
   done >"$1"
 }
 irqs irqs.before
-tierd --foreground --config tierd.toml --socket $SOCK --metrics off --state state.json \
-  >tierd.log 2>&1 &
-T=$!
-i=0
-until tierctl --socket $SOCK status >/dev/null 2>&1; do
-  i=$((i + 1)); [ $i -lt 300 ] || { echo "tierd did not answer" >&2; exit 1; }
-  sleep 0.1
-done
+start_tierd tierd.toml $SOCK
 
 # snapshot STEP NAME PID: the kernel's allowed lists for one process.
 snapshot() {

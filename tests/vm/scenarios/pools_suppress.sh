@@ -9,16 +9,17 @@
 # /proc/uptime stamps; pools_suppress.check.py wants it cut to one CPU within
 # 1 s of hotset starting and given back only after the restore delay once
 # hotset has ended.
+. /vm/tierd.sh
 trap 'kill_all' EXIT
 if ! tierd --print-default-config 2>/dev/null | grep -q '^\[suppression\]'; then
   echo "tierd has no [suppression]: not built yet" >&2
   exit 127
 fi
 SOCK=/run/tierd-suppress.sock
-T= W= O=
+W= O=
 kill_all() {
   for p in $W $O; do kill "$p" 2>/dev/null; done
-  [ -z "$T" ] || { kill -TERM "$T" 2>/dev/null; wait "$T" 2>/dev/null; T=; }
+  stop_tierd
 }
 cat >tierd.toml <<TOML
 [daemon]
@@ -31,14 +32,7 @@ cpu_threshold = 0.65
 cpu_restore = 0.5
 restore_delay_s = 2
 TOML
-tierd --foreground --config tierd.toml --socket $SOCK --metrics off --state state.json \
-  >tierd.log 2>&1 &
-T=$!
-i=0
-until tierctl --socket $SOCK status >/dev/null 2>&1; do
-  i=$((i + 1)); [ $i -lt 300 ] || { echo "tierd did not answer" >&2; exit 1; }
-  sleep 0.1
-done
+start_tierd tierd.toml $SOCK
 sleep 1000 & O=$!
 tierctl --socket $SOCK workloads register --pid $O --class offline --pool shared >/dev/null \
   || { echo "offline registration failed" >&2; exit 1; }
