@@ -32,7 +32,8 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& schema() {
       {"pools", {"enabled", "backend", "reserved", "placement", "parent", "isolate_irqs"}},
       {"suppression",
        {"enabled", "cpu_threshold", "cpu_restore", "restore_delay_s", "min_offline_cpus",
-        "step_cpus", "fast_share_floor"}},
+        "step_cpus", "fast_share_floor", "fast_free_trigger", "churn_limit_mbps",
+        "memory_budget_factor", "cgroup_cpu_limits"}},
       {"workloads", {"watch", "rule", "kubepods", "pod_overrides"}},
       {"workloads.watch", {"parent", "class", "priority", "pool", "quota", "budget_mbps"}},
       {"workloads.rule", {"match", "class", "priority", "pool", "quota", "budget_mbps"}},
@@ -267,6 +268,10 @@ void read_suppression(const toml::table& table, const std::string& origin, Confi
   reader.integer("min_offline_cpus", s.min_offline_cpus, 1, 1 << 20);
   reader.integer("step_cpus", s.step_cpus, 1, 1 << 20);
   reader.real("fast_share_floor", s.fast_share_floor, 0.0, 1.0);
+  reader.boolean("fast_free_trigger", s.fast_free_trigger);
+  reader.real("churn_limit_mbps", s.churn_limit_mbps, 0.0, 1e6);
+  reader.real("memory_budget_factor", s.memory_budget_factor, 0.0, 1.0);
+  reader.boolean("cgroup_cpu_limits", s.cgroup_cpu_limits);
   if (s.cpu_restore > s.cpu_threshold) {
     const toml::node* node = reader.get("cpu_restore");
     reader.fail(node != nullptr ? *node : *reader.get("cpu_threshold"),

@@ -40,7 +40,11 @@ struct SuppressionSettings {
   double restore_delay_s = 5;   // ... for this long
   unsigned min_offline_cpus = 1;
   unsigned step_cpus = 1;
-  double fast_share_floor = 0;  // online fast-tier share floor; 0 = that trigger off
+  double fast_share_floor = 0;         // online fast-tier share floor; 0 = that trigger off
+  bool fast_free_trigger = true;       // a fast node's free memory under its low watermark
+  double churn_limit_mbps = 0;         // promoted + demoted MB/s above which; 0 = off
+  double memory_budget_factor = 0.25;  // offline migration budget x this on a memory trigger
+  bool cgroup_cpu_limits = true;       // cgroup v2: cpu.max/cpu.weight of the offline groups
   bool operator==(const SuppressionSettings&) const = default;
 };
 

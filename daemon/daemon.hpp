@@ -110,7 +110,12 @@ class Daemon {
   void suppress_offline();
   /// Tier 0's share of the online workloads' resident memory (last scans).
   std::optional<double> online_fast_share() const;
+  /// Suppression's cut of an offline workload's migration budget (MB/s), or
+  /// nullopt while it is not cut (or there is no budget to cut).
+  std::optional<double> offline_budget_mbps(const Workload& workload) const;
   boost::json::value pools_json() const;
+  /// tier_pool_* and tier_suppression_* series from the pools as they are now.
+  void update_pool_metrics();
 
   // --- control methods (control_methods.cpp) ---
   void add_control_methods();
@@ -185,6 +190,7 @@ class Daemon {
   };
   std::map<std::string, MoveStats> move_stats_;
   std::uint64_t moves_executed_ = 0, moves_withheld_ = 0;
+  std::uint64_t moved_bytes_total_ = 0;  // by tierd's moves since start (suppression's churn)
   std::string last_withheld_reason_;
   std::map<std::string, std::uint64_t> vmstat_at_start_;  // the kernel's own moves since start
 

@@ -21,19 +21,13 @@ std::uint64_t failed(const tier::MoveCounts& pages) {
   return pages.busy + pages.no_memory + pages.permission + pages.other;
 }
 
-std::uint64_t counter(const std::map<std::string, std::uint64_t>& vmstat, const char* name) {
-  auto found = vmstat.find(name);
-  return found == vmstat.end() ? 0 : found->second;
-}
-
 // The kernel's own tiering moves in `vmstat` (promotions by NUMA balancing,
 // demotions by reclaim); tierd's move_pages calls count in neither.
 std::uint64_t kernel_promoted(const std::map<std::string, std::uint64_t>& vmstat) {
-  return counter(vmstat, "pgpromote_success");
+  return tier::tiering_counts(vmstat).promoted_pages;
 }
 std::uint64_t kernel_demoted(const std::map<std::string, std::uint64_t>& vmstat) {
-  return counter(vmstat, "pgdemote_kswapd") + counter(vmstat, "pgdemote_direct") +
-         counter(vmstat, "pgdemote_khugepaged");
+  return tier::tiering_counts(vmstat).demoted_pages;
 }
 
 }  // namespace
@@ -104,6 +98,7 @@ void Daemon::take_moves(std::vector<MoveOutcome> outcomes) {
     const bool promote = outcome.direction == MigrationDirection::promote;
     (promote ? stats.promoted_bytes : stats.demoted_bytes) += outcome.report.bytes.moved;
     (promote ? stats.promoted_pages : stats.demoted_pages) += outcome.report.pages.moved;
+    moved_bytes_total_ += outcome.report.bytes.moved;
     stats.failed_pages += failed(outcome.report.pages);
     std::string note = outcome.reason + " (" + std::to_string(outcome.report.bytes.moved >> 10) +
                        " KiB to node " + std::to_string(outcome.target_node) + ")";

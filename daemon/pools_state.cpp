@@ -27,7 +27,10 @@ void Daemon::configure_pools(const Config& config) {
     controller.restore_delay_s = s.restore_delay_s;
     controller.min_offline_cpus = s.min_offline_cpus;
     controller.step_cpus = s.step_cpus;
-    suppression = std::make_unique<OfflineSuppression>(controller, s.fast_share_floor,
+    controller.memory_budget_factor = s.memory_budget_factor;
+    const SuppressionSignalSettings signals{s.fast_share_floor, s.fast_free_trigger,
+                                            s.churn_limit_mbps};
+    suppression = std::make_unique<OfflineSuppression>(controller, signals,
                                                        tier::SysRoot(config.topology_root));
   }
   if (pools_) pools_->teardown();
@@ -50,14 +53,63 @@ void Daemon::suppress_offline() {
   if (!pools_ || !suppression_) return;
   const double now_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  SuppressionInputs inputs;
+  inputs.online_cpus = pools_->online_cpus();
+  inputs.offline_pool_cpus = static_cast<unsigned>(pools_->offline_pool().size());
+  inputs.online_fast_share = online_fast_share();
+  if (memory_) {
+    inputs.fast_free = tightest_fast_node(*topology_, *memory_);
+    const tier::TieringCounts kernel = tier::tiering_counts(memory_->vmstat);
+    constexpr std::uint64_t kPage = 4096;  // the vmstat counters count base pages
+    inputs.moved_bytes_total =
+        (kernel.promoted_pages + kernel.demoted_pages) * kPage + moved_bytes_total_;
+  }
   const std::optional<unsigned> before = suppression_->offline_limit();
-  suppression_->tick(now_s, pools_->online_cpus(),
-                     static_cast<unsigned>(pools_->offline_pool().size()), online_fast_share());
+  const tier::policy::SuppressionDecision& decision = suppression_->tick(now_s, inputs);
   const std::optional<unsigned> after = suppression_->offline_limit();
   if (before != after) {
     pools_->set_offline_limit(after);
+    std::optional<tier::cpu::CpuLimits> limits;
+    if (after && config_.suppression.cgroup_cpu_limits) {
+      limits = tier::cpu::CpuLimits{decision.cpu_max.value_or("max"), decision.cpu_weight};
+    }
+    pools_->set_offline_cpu_limits(std::move(limits));
     realise_pools();
   }
+}
+
+void Daemon::update_pool_metrics() {
+  std::vector<PoolFigures> pools;
+  if (pools_) {
+    pools = pools_->figures(registry_.workloads(), [this](const Workload& workload) {
+      return registry_.pids_of(workload);
+    });
+  }
+  std::optional<SuppressionFigures> suppression;
+  if (suppression_) {
+    const tier::policy::SuppressionDecision& decision = suppression_->decision();
+    suppression = SuppressionFigures{suppression_->suppressed(),
+                                     decision.offline_cpus,
+                                     static_cast<unsigned>(pools_->offline_pool().size()),
+                                     suppression_->online_cpu_use(),
+                                     decision.offline_budget_factor,
+                                     suppression_->actions(),
+                                     suppression_->trigger_epochs()};
+  }
+  metrics_->update_pools(pools, suppression);
+}
+
+std::optional<double> Daemon::offline_budget_mbps(const Workload& workload) const {
+  if (!suppression_ || workload.workload_class != WorkloadClass::offline) return std::nullopt;
+  const double factor = suppression_->decision().offline_budget_factor;
+  if (factor >= 1) return std::nullopt;
+  double base = workload.budget_mbps;
+  if (base <= 0) {
+    auto policy_budget = policy_params_.find("budget_mbps");
+    if (policy_budget != policy_params_.end()) base = policy_budget->second;
+  }
+  if (base <= 0) return std::nullopt;  // no budget anywhere: nothing to cut
+  return base * factor;
 }
 
 std::optional<double> Daemon::online_fast_share() const {

@@ -54,6 +54,7 @@ void Daemon::sample_epoch() {
   metrics_->update_kernel_counters(memory_->vmstat);
   refresh_workloads(static_cast<std::int64_t>(std::time(nullptr)));
   suppress_offline();
+  update_pool_metrics();
   metrics_->update_workloads(*topology_, placements());
   scan_residency();
   if (placement_) {
@@ -154,13 +155,14 @@ tier::policy::Snapshot Daemon::policy_snapshot() const {
   snapshot.tick_s = config_.tick_ms / 1000.0;
   snapshot.latency_ns = latency_matrix();
   snapshot.nodes = node_states();
+  snapshot.demote_offline_first = suppression_ && suppression_->decision().demote_offline_first;
   for (const Workload& workload : registry_.workloads()) {
     tier::policy::WorkloadState state;
     state.id = workload.id;
     state.workload_class = to_string(workload.workload_class);
     state.priority = workload.priority;
     state.pids = registry_.pids_of(workload);
-    state.budget_mbps = workload.budget_mbps;
+    state.budget_mbps = offline_budget_mbps(workload).value_or(workload.budget_mbps);
     if (auto found = residency_.find(workload.id); found != residency_.end()) {
       state.resident_bytes_by_node = found->second;
     }

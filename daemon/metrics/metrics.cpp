@@ -75,6 +75,24 @@ Metrics::Metrics(const std::optional<ListenAddress>& listen)
                                    "Fraction (0-1) of a workload's resident memory on tier 0")),
       workload_resident_(gauge_family(*registry_, "tier_workload_resident_bytes",
                                       "Resident memory of a workload on a node in bytes")),
+      pool_cpus_(gauge_family(*registry_, "tier_pool_cpus", "CPUs in a CPU pool")),
+      pool_members_(gauge_family(*registry_, "tier_pool_members", "Processes in a CPU pool")),
+      suppression_active_(gauge_family(*registry_, "tier_suppression_active",
+                                       "1 while offline suppression holds CPUs back")),
+      suppression_offline_cpus_(gauge_family(
+          *registry_, "tier_suppression_offline_cpus",
+          "CPUs the offline workloads may use, by state (allowed now, pool without suppression)")),
+      suppression_online_cpu_use_(
+          gauge_family(*registry_, "tier_suppression_online_cpu_use",
+                       "Busy fraction (0-1) of the online workloads' CPUs over the last epoch")),
+      suppression_budget_factor_(
+          gauge_family(*registry_, "tier_suppression_offline_budget_factor",
+                       "Multiplier (0-1) of the offline workloads' migration budget")),
+      suppression_actions_(counter_family(*registry_, "tier_suppression_actions_total",
+                                          "Offline suppression changes (shrink, restore, ...)")),
+      suppression_trigger_epochs_(
+          counter_family(*registry_, "tier_suppression_trigger_epochs_total",
+                         "Sampling epochs in which a suppression trigger held, by trigger")),
       kernel_promoted_(counter_family(*registry_, "tier_kernel_pages_promoted_total",
                                       "Pages the kernel promoted (vmstat pgpromote_success)")),
       kernel_demoted_(counter_family(*registry_, "tier_kernel_pages_demoted_total",
@@ -203,6 +221,37 @@ void Metrics::update_workloads(const tier::Topology& topology,
   }
   workload_resident_.prune();
   workload_share_.prune();
+}
+
+void Metrics::update_pools(const std::vector<PoolFigures>& pools,
+                           const std::optional<SuppressionFigures>& suppression) {
+  for (const PoolFigures& pool : pools) {
+    pool_cpus_.set({{"pool", pool.pool}}, pool.cpus);
+    pool_members_.set({{"pool", pool.pool}}, pool.members);
+  }
+  pool_cpus_.prune();
+  pool_members_.prune();
+  if (suppression) {
+    suppression_active_.set({}, suppression->active ? 1 : 0);
+    suppression_offline_cpus_.set({{"state", "allowed"}}, suppression->offline_cpus);
+    suppression_offline_cpus_.set({{"state", "pool"}}, suppression->offline_pool_cpus);
+    if (suppression->online_cpu_use) {
+      suppression_online_cpu_use_.set({}, *suppression->online_cpu_use);
+    }
+    suppression_budget_factor_.set({}, suppression->offline_budget_factor);
+    cumulative(suppression_actions_, {}, CumulativeCounter::First::count)
+        .observe(suppression->actions);
+    for (const auto& [trigger, epochs] : suppression->trigger_epochs) {
+      cumulative(suppression_trigger_epochs_, {{"trigger", trigger}},
+                 CumulativeCounter::First::count)
+          .observe(epochs);
+    }
+  }
+  // Without suppression (or with it switched off by a reload) its gauges go.
+  suppression_active_.prune();
+  suppression_offline_cpus_.prune();
+  suppression_online_cpu_use_.prune();
+  suppression_budget_factor_.prune();
 }
 
 std::string Metrics::render() const {

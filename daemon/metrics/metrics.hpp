@@ -63,6 +63,11 @@ class Metrics {
   void update_workloads(const tier::Topology& topology,
                         const std::vector<WorkloadPlacement>& workloads);
 
+  /// tier_pool_cpus / tier_pool_members per pool (pools that went away
+  /// disappear) and, with suppression on, tier_suppression_* (absent without).
+  void update_pools(const std::vector<PoolFigures>& pools,
+                    const std::optional<SuppressionFigures>& suppression);
+
   /// The text exposition a scrape returns (for tierctl and tests).
   std::string render() const;
 
@@ -76,6 +81,14 @@ class Metrics {
   GaugeSeries node_memory_;
   GaugeSeries workload_share_;
   GaugeSeries workload_resident_;
+  GaugeSeries pool_cpus_;
+  GaugeSeries pool_members_;
+  GaugeSeries suppression_active_;
+  GaugeSeries suppression_offline_cpus_;
+  GaugeSeries suppression_online_cpu_use_;
+  GaugeSeries suppression_budget_factor_;
+  CounterFamily& suppression_actions_;
+  CounterFamily& suppression_trigger_epochs_;
   CounterFamily& kernel_promoted_;
   CounterFamily& kernel_demoted_;
   CounterFamily& pages_migrated_;

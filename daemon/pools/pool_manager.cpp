@@ -151,6 +151,7 @@ std::vector<std::string> PoolManager::realise(const std::vector<Workload>& workl
 
   std::map<std::string, CpusetTarget> groups;
   std::map<std::string, std::string> wanted_group;
+  std::vector<std::string> offline_groups;  // the ones suppression shrinks and throttles
   for (const Assignment& assignment : layout.assignments) {
     const tier::WorkloadClass cls = class_of[assignment.workload];
     const std::string group = pool_group_name(assignment, cls);
@@ -163,6 +164,7 @@ std::vector<std::string> PoolManager::realise(const std::vector<Workload>& workl
     target.exclusive = spec && spec->kind == PoolKind::exclusive;
     const bool shared_offline = cls == tier::WorkloadClass::offline && spec &&
                                 (spec->kind == PoolKind::shared || spec->kind == PoolKind::numa);
+    if (shared_offline) offline_groups.push_back(group);
     if (shared_offline && offline_limit_) {
       // Suppressed: the offline group keeps the CPUs farthest from online work.
       target.cpus = tier::policy::shrink_cpuset(target.cpus, std::max(*offline_limit_, 1u),
@@ -223,9 +225,34 @@ std::vector<std::string> PoolManager::realise(const std::vector<Workload>& workl
   }
   group_of_ = std::move(group_of);
   attached_ = std::move(attached);
+  limit_offline_cpu(offline_groups);
   isolate_irqs(groups);
   for (const std::string& problem : problems_) log::warn() << "pools: " << problem;
   return problems_;
+}
+
+// cpu.max/cpu.weight on the offline groups while suppression asks for them;
+// a group that had limits gets the kernel's defaults back afterwards.
+void PoolManager::limit_offline_cpu(const std::vector<std::string>& offline_groups) {
+  std::map<std::string, tier::cpu::CpuLimits> written;
+  cpu_limit_notes_.clear();
+  for (const std::string& group : offline_groups) {
+    const bool had = cpu_limits_written_.count(group) != 0;
+    if (!offline_cpu_limits_ && !had) continue;
+    const tier::cpu::CpuLimits limits = offline_cpu_limits_.value_or(tier::cpu::CpuLimits{});
+    if (had && cpu_limits_written_.at(group) == limits) {
+      if (offline_cpu_limits_) written[group] = limits;
+      continue;
+    }
+    if (auto why_not = backend_->set_cpu_limits(group, limits)) {
+      cpu_limit_notes_.push_back("cpu.max/cpu.weight of " + group + " not set: " + *why_not);
+      continue;
+    }
+    log::info() << "pools: " << group << " cpu.max " << limits.max << ", cpu.weight "
+                << limits.weight;
+    if (offline_cpu_limits_) written[group] = limits;
+  }
+  cpu_limits_written_ = std::move(written);
 }
 
 // IRQs off every exclusive group's CPUs; always from the originals, so a
@@ -254,6 +281,23 @@ const Assignment* PoolManager::assignment(const std::string& workload_id) const 
     if (assignment.workload == workload_id) return &assignment;
   }
   return nullptr;
+}
+
+std::vector<PoolFigures> PoolManager::figures(const std::vector<Workload>& workloads,
+                                              const PidsOf& pids_of) const {
+  std::map<std::string, const Workload*> by_id;
+  for (const Workload& workload : workloads) by_id[workload.id] = &workload;
+  std::vector<PoolFigures> out;
+  for (const tier::cpu::PoolView& view : layout_.pools) {
+    unsigned members = 0;
+    for (const std::string& id : view.members) {
+      if (auto it = by_id.find(id); it != by_id.end()) {
+        members += static_cast<unsigned>(pids_of(*it->second).size());
+      }
+    }
+    out.push_back({view.name, static_cast<unsigned>(view.cpus.size()), members});
+  }
+  return out;
 }
 
 json::value PoolManager::to_json(const std::vector<Workload>& workloads,
@@ -301,6 +345,7 @@ json::value PoolManager::to_json(const std::vector<Workload>& workloads,
   for (const std::string& reason : backend_reasons_) reasons.push_back(json::string(reason));
   for (const std::string& note : backend_->notes()) notes.push_back(json::string(note));
   for (const std::string& note : irq_notes_) notes.push_back(json::string(note));
+  for (const std::string& note : cpu_limit_notes_) notes.push_back(json::string(note));
   for (const std::string& problem : problems_) problems.push_back(json::string(problem));
   return json::object{{"enabled", true},
                       {"backend", tier::cpu::to_string(backend_->kind())},
@@ -322,6 +367,7 @@ void PoolManager::teardown() noexcept {
   if (backend_) backend_->teardown();
   group_of_.clear();
   attached_.clear();
+  cpu_limits_written_.clear();  // the groups and their limits are gone
 }
 
 }  // namespace tierd

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "config.hpp"
+#include "metrics/inputs.hpp"
 #include "tier/cpu/cpu_inventory.hpp"
 #include "tier/cpu/cpuset_backend.hpp"
 #include "tier/cpu/irq_affinity.hpp"
@@ -57,6 +58,13 @@ class PoolManager {
   /// ones far from online work, tier::policy::shrink_cpuset), or the whole
   /// pool with nullopt. Takes effect at the next realise().
   void set_offline_limit(std::optional<unsigned> cpus) { offline_limit_ = cpus; }
+  /// Suppression's CPU limits for the offline groups (cgroup v2 cpu.max and
+  /// cpu.weight), or nullopt for none (groups that had them get max/100
+  /// back). Takes effect at the next realise(); why a backend could not is
+  /// reported in pools.list notes.
+  void set_offline_cpu_limits(std::optional<tier::cpu::CpuLimits> limits) {
+    offline_cpu_limits_ = std::move(limits);
+  }
   /// CPUs of the online workloads' assignments, and the offline groups'
   /// CPUs before suppression, from the last realise().
   const tier::CpuList& online_cpus() const { return online_cpus_; }
@@ -64,6 +72,9 @@ class PoolManager {
 
   /// The CPUs and memory nodes a workload was given, or null.
   const tier::cpu::Assignment* assignment(const std::string& workload_id) const;
+  /// Each pool's CPUs and member processes, for metrics.
+  std::vector<PoolFigures> figures(const std::vector<Workload>& workloads,
+                                   const PidsOf& pids_of) const;
   /// docs/api.md `pools.list`.
   boost::json::value to_json(const std::vector<Workload>& workloads, const PidsOf& pids_of) const;
   std::string backend_description() const;
@@ -74,6 +85,7 @@ class PoolManager {
  private:
   std::vector<tier::cpu::Claim> claims_for(const std::vector<Workload>& workloads) const;
   void isolate_irqs(const std::map<std::string, tier::cpu::CpusetTarget>& groups);
+  void limit_offline_cpu(const std::vector<std::string>& offline_groups);
 
   std::shared_ptr<const tier::Topology> topology_;
   tier::cpu::CpuInventory inventory_;
@@ -86,6 +98,9 @@ class PoolManager {
   std::map<std::string, std::string> group_of_;         // workload id -> group it is attached to
   std::map<std::string, std::vector<pid_t>> attached_;  // workload id -> pids attached
   std::optional<unsigned> offline_limit_;
+  std::optional<tier::cpu::CpuLimits> offline_cpu_limits_;
+  std::map<std::string, tier::cpu::CpuLimits> cpu_limits_written_;  // group -> limits set
+  std::vector<std::string> cpu_limit_notes_;                        // of the last realise
   std::map<std::string, tier::CpuList> group_cpus_;  // group -> CPUs written (after suppression)
   tier::CpuList online_cpus_, offline_pool_;
   std::vector<std::string> problems_;  // of the last realise()

@@ -270,7 +270,12 @@ class BalancedPolicy final : public Policy {
       }
     }
     const double incumbent = 1 + settings_.hysteresis;
+    // Under offline suppression's memory signals offline data has no place
+    // in the target set: key 0 keeps it out, so it is the first to leave a
+    // fast node that online data needs and none of it is promoted.
+    const bool offline_out = snapshot.demote_offline_first;
     auto key_of = [&](const Candidate& c) {
+      if (offline_out && class_of[c.workload] == class_rank("offline")) return 0.0;
       return c.density * (c.on_fast && !c.cooling ? incumbent : 1.0);
     };
     // The cooling test, then the ranking key (the first pass of either way

@@ -236,6 +236,20 @@ TEST_F(CgroupV1Test, TeardownRemovesEveryGroupAndReturnsTasksToTheRoot) {
   EXPECT_EQ(tier::test::read_text_file("/proc/" + std::to_string(child.pid()) + "/cpuset"), "/\n");
 }
 
+// cpu.max/cpu.weight live in the v2 cpu controller; v1 keeps cpu in its own
+// hierarchy, so the v1 backend says why not and writes nothing (the v2 write
+// is proven in the emulated machine: tests/vm/scenarios/pools_memory.sh).
+TEST_F(CgroupV1Test, CpuLimitsAreRefusedWithTheReasonAndNothingWritten) {
+  BackendGuard backend(choose_cpuset_backend(SysRoot("/"), unique_parent()), parent_dir());
+  backend->apply({{"shared-offline", T("0-1", "0")}});
+  const auto why_not = backend->set_cpu_limits("shared-offline", {"50000 100000", 50});
+  ASSERT_TRUE(why_not.has_value());
+  EXPECT_NE(why_not->find("cgroup v1 cpuset keeps the cpu controller in another hierarchy"),
+            std::string::npos)
+      << *why_not;
+  EXPECT_FALSE(fs::exists(parent_dir() + "/shared-offline/cpu.max"));
+}
+
 TEST(AffinityBackendTest, EveryThreadFollowsTheTargetAndMemoryStaysOnItsNodes) {
   SKIP_UNLESS_ROOT();
   if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "needs 2 CPUs";
@@ -263,6 +277,8 @@ TEST(AffinityBackendTest, EveryThreadFollowsTheTargetAndMemoryStaysOnItsNodes) {
   backend->apply({{"shared", T("1", "0")}});  // pinned removed: to the union of the rest
   EXPECT_EQ(child.cpus_allowed(), (std::vector<std::string>{"1", "1"}));
   EXPECT_TRUE(backend->members("pinned").empty());
+  EXPECT_EQ(backend->set_cpu_limits("shared", {"50000 100000", 50}).value_or(""),
+            "the affinity backend has no cgroup to hold cpu.max/cpu.weight");
 }
 
 TEST(CpusetBackendChoice, ForcingAnUnusableBackendSaysWhy) {

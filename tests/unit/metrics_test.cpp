@@ -189,6 +189,15 @@ void feed_known_tick(Metrics& metrics) {
   metrics.update_workloads(topology, {{"redis", "online", {{0, 3 * kGiB}, {1, 1 * kGiB}}},
                                       {"batch", "offline", {{1, 8 * kGiB}}},
                                       {"idle", "offline", {}}});
+
+  // Pools and suppression: running totals of actions and trigger epochs, the
+  // pool that went away between the two epochs disappears.
+  tierd::SuppressionFigures suppression{true, 2, 4, 0.8, 0.5, 1, {{"online_cpu", 1}}};
+  metrics.update_pools({{"shared", 6, 3}, {"numa:1", 2, 0}}, suppression);
+  suppression.offline_cpus = 1;
+  suppression.actions = 3;
+  suppression.trigger_epochs = {{"online_cpu", 2}, {"fast_free", 1}};
+  metrics.update_pools({{"shared", 5, 4}, {"exclusive:1 pid:7", 1, 1}}, suppression);
 }
 
 class MetricsExporter : public ::testing::Test {
@@ -240,9 +249,21 @@ TEST_F(MetricsExporter, ScrapeReturnsTheFedValuesExactly) {
       {R"(tier_workload_resident_bytes{node="0",workload="redis"})", 3 * gib},
       {R"(tier_workload_resident_bytes{node="1",workload="redis"})", 1 * gib},
       {R"(tier_workload_resident_bytes{node="1",workload="batch"})", 8 * gib},
+      {R"(tier_pool_cpus{pool="shared"})", 5},
+      {R"(tier_pool_members{pool="shared"})", 4},
+      {R"(tier_pool_cpus{pool="exclusive:1 pid:7"})", 1},
+      {"tier_suppression_active", 1},
+      {R"(tier_suppression_offline_cpus{state="allowed"})", 1},
+      {R"(tier_suppression_offline_cpus{state="pool"})", 4},
+      {"tier_suppression_online_cpu_use", 0.8},
+      {"tier_suppression_offline_budget_factor", 0.5},
+      {"tier_suppression_actions_total", 3},
+      {R"(tier_suppression_trigger_epochs_total{trigger="online_cpu"})", 2},
+      {R"(tier_suppression_trigger_epochs_total{trigger="fast_free"})", 1},
       {R"(tier_build_info{version=")" + std::string(tier::kVersion) + R"("})", 1},
       {"tier_up", 1},
   };
+  EXPECT_EQ(series.count(R"(tier_pool_cpus{pool="numa:1"})"), 0u) << "a pool that went away";
   for (const auto& [name, value] : expected) {
     auto it = series.find(name);
     ASSERT_NE(it, series.end()) << name << " missing from the scrape:\n" << response.body;
@@ -266,6 +287,14 @@ TEST_F(MetricsExporter, ScrapeReturnsTheFedValuesExactly) {
       {"tier_policy_tick_seconds", "histogram"},
       {"tier_workload_fast_tier_share", "gauge"},
       {"tier_workload_resident_bytes", "gauge"},
+      {"tier_pool_cpus", "gauge"},
+      {"tier_pool_members", "gauge"},
+      {"tier_suppression_active", "gauge"},
+      {"tier_suppression_offline_cpus", "gauge"},
+      {"tier_suppression_online_cpu_use", "gauge"},
+      {"tier_suppression_offline_budget_factor", "gauge"},
+      {"tier_suppression_actions_total", "counter"},
+      {"tier_suppression_trigger_epochs_total", "counter"},
       {"tier_build_info", "gauge"},
       {"tier_up", "gauge"},
   };

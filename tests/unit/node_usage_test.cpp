@@ -28,6 +28,8 @@ TEST(NodeUsage, SnapshotFromFixture) {
   // zoneinfo: 14 + 12000 pages; the per-CPU "high:" lines do not count.
   EXPECT_EQ(n0->high_watermark_bytes, (14u + 12000u) * 4096);
   EXPECT_EQ(snapshot.node(1)->high_watermark_bytes, 6000u * 4096);
+  EXPECT_EQ(n0->low_watermark_bytes, (11u + 10000u) * 4096);
+  EXPECT_EQ(snapshot.node(1)->low_watermark_bytes, 5000u * 4096);
   EXPECT_EQ(snapshot.node(2), nullptr);
 
   EXPECT_EQ(snapshot.vmstat.at("pgdemote_kswapd"), 400u);
@@ -97,6 +99,8 @@ TEST(NodeUsage, LiveSnapshotHasNodeZero) {
   ASSERT_NE(snapshot.node(0), nullptr);
   EXPECT_GT(snapshot.node(0)->total_bytes, 0u);
   EXPECT_GT(snapshot.node(0)->high_watermark_bytes, 0u);
+  EXPECT_GT(snapshot.node(0)->low_watermark_bytes, 0u);
+  EXPECT_LT(snapshot.node(0)->low_watermark_bytes, snapshot.node(0)->high_watermark_bytes);
   EXPECT_GT(snapshot.vmstat.count("pgmigrate_success"), 0u);
 }
 

@@ -144,6 +144,45 @@ TEST(Balanced, SwapsColdFastDataForHotSlowData) {
   EXPECT_EQ(demoted, 2u);
 }
 
+// Offline suppression's memory signal (Snapshot::demote_offline_first): the
+// fast node is full of offline data hotter than the online workload's data
+// on the slow node. Normally the hotter offline data keeps its place; under
+// the signal it makes room for the online data, and offline data on the slow
+// node is not promoted even into free room.
+TEST(Balanced, UnderSuppressionOfflineDataLeavesTheFastTierForOnlineData) {
+  Snapshot s = machine();
+  s.nodes.erase(s.nodes.begin() + 1);  // one fast node
+  s.workloads = {workload("off", "offline", 0, 0, std::vector<double>(15, 50), 0x10000000, 100),
+                 workload("on", "online", 0, 2, {10, 10}, 0x90000000, 200)};
+  account(s);
+  node(s, 0).free_bytes = 41 * MiB;  // at the high watermark: no room
+  EXPECT_TRUE(make("balanced")->plan(s).moves.empty()) << "hotter offline data stays";
+
+  s.demote_offline_first = true;
+  Plan plan = make("balanced")->plan(s);
+  std::uint64_t promoted = 0, demoted = 0;
+  for (const Move& m : plan.moves) {
+    if (m.workload_id == "on") {
+      EXPECT_EQ(m.target_node, 0u);
+      promoted += m.end - m.start;
+    } else {
+      EXPECT_EQ(m.workload_id, "off");
+      EXPECT_EQ(m.target_node, 2u) << m.reason;
+      demoted += m.end - m.start;
+    }
+  }
+  EXPECT_EQ(promoted, 2 * kRegion);
+  EXPECT_GE(demoted, 2 * kRegion);
+
+  // Offline data on the slow node with room on the fast node: not promoted.
+  Snapshot roomy = machine();
+  roomy.workloads = {workload("off", "offline", 0, 2, {50, 50}, 0x10000000, 100)};
+  account(roomy);
+  EXPECT_FALSE(make("balanced")->plan(roomy).moves.empty()) << "promoted without the signal";
+  roomy.demote_offline_first = true;
+  EXPECT_TRUE(make("balanced")->plan(roomy).moves.empty());
+}
+
 TEST(Balanced, RespectsTheFastTierQuota) {
   Snapshot s = machine();
   s.workloads = {workload("w", "online", 0, 2, {8, 7, 6, 5})};

@@ -2,7 +2,7 @@
 //
 // Contract: read_memory_snapshot() reads, through SysRoot only,
 // /sys/devices/system/node/nodeN/{meminfo,numastat}, /proc/zoneinfo (the
-// node's high watermark) and /proc/vmstat (only the tiering counters:
+// node's low and high watermarks) and /proc/vmstat (only the tiering counters:
 // pgpromote_*, pgdemote_*, numa_*, pgmigrate_*; per node from nodeN/vmstat too). Missing files
 // leave fields at zero / empty, never throw. Rates are a pure function of two snapshots and the
 // elapsed seconds the caller measured, so no clock is read here.
@@ -29,6 +29,7 @@ struct NodeMemory {
   std::uint64_t huge_pages_total = 0;  // HugePages_Total: hugetlb pool, default size, pages
   std::uint64_t huge_pages_free = 0;
   std::uint64_t high_watermark_bytes = 0;         // sum of the zones' "high", /proc/zoneinfo
+  std::uint64_t low_watermark_bytes = 0;          // ... "low": kswapd wakes below it
   std::map<std::string, std::uint64_t> meminfo;   // raw nodeN/meminfo, bytes for kB fields
   std::map<std::string, std::uint64_t> numastat;  // raw nodeN/numastat counters
   std::map<std::string, std::uint64_t> vmstat;  // nodeN/vmstat tiering counters (pgpromote_*, ...)
@@ -49,7 +50,11 @@ std::map<std::string, std::uint64_t> parse_key_values(
     std::string_view text, const std::vector<std::string>& prefixes = {});
 /// The tiering prefixes of /proc/vmstat kept in snapshots.
 const std::vector<std::string>& tiering_vmstat_prefixes();
-/// Node → sum over zones of the "high" watermark, in pages, from /proc/zoneinfo.
+/// Node → sum over zones of the `which` watermark ("min", "low", "high"), in
+/// pages, from /proc/zoneinfo.
+std::map<unsigned, std::uint64_t> parse_zoneinfo_watermark(std::string_view text,
+                                                           std::string_view which);
+/// parse_zoneinfo_watermark(text, "high").
 std::map<unsigned, std::uint64_t> parse_zoneinfo_high(std::string_view text);
 
 MemorySnapshot read_memory_snapshot(const SysRoot& root);
@@ -70,6 +75,13 @@ struct TieringRates {
   double migrate_pages_per_s = 0;  // pgmigrate_success
 };
 TieringRates tiering_rates(const std::map<std::string, double>& rates);
+
+/// The same promote/demote counters as totals of one vmstat snapshot.
+struct TieringCounts {
+  std::uint64_t promoted_pages = 0;
+  std::uint64_t demoted_pages = 0;
+};
+TieringCounts tiering_counts(const std::map<std::string, std::uint64_t>& vmstat);
 
 /// cgroup v2 memory.numa_stat: stat → node → bytes.
 using CgroupNumaStat = std::map<std::string, std::map<unsigned, std::uint64_t>>;

@@ -27,6 +27,9 @@ class AffinityBackend final : public CpusetBackend {
     return "affinity only (sched_setaffinity on every thread + migrate_pages), no cpuset group";
   }
   std::vector<std::string> notes() const override { return notes_; }
+  std::optional<std::string> set_cpu_limits(const std::string&, const CpuLimits&) override {
+    return std::string("the affinity backend has no cgroup to hold cpu.max/cpu.weight");
+  }
 
   void apply(const std::map<std::string, CpusetTarget>& groups) override {
     const CpusetTarget parent = parent_target_for(groups);

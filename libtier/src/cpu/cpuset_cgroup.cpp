@@ -146,6 +146,11 @@ std::vector<pid_t> CgroupCpusetBackend::members(const std::string& group) const 
   return *pids;
 }
 
+std::optional<std::string> CgroupCpusetBackend::set_cpu_limits(const std::string&,
+                                                               const CpuLimits&) {
+  return label() + " keeps the cpu controller in another hierarchy: cpu.max/cpu.weight not set";
+}
+
 void CgroupCpusetBackend::teardown() noexcept {
   // Children first (a directory with children cannot be removed), every
   // task back to the hierarchy's root, where it was before tier.

@@ -22,6 +22,10 @@ class CgroupCpusetBackend : public CpusetBackend {
   void apply(const std::map<std::string, CpusetTarget>& groups) override;
   void attach(const std::string& group, pid_t pid) override;
   std::vector<pid_t> members(const std::string& group) const override;
+  /// cgroup v1 keeps the cpu controller in its own hierarchy, apart from
+  /// tier's cpuset groups: not applied (v2 overrides).
+  std::optional<std::string> set_cpu_limits(const std::string& group,
+                                            const CpuLimits& limits) override;
   std::vector<std::string> notes() const override { return notes_; }
   void teardown() noexcept override;
   std::string describe() const override;

@@ -5,7 +5,9 @@
 // holds the exclusive children's CPUs, each such child writes its CPUs to
 // its own cpuset.cpus.exclusive and becomes cpuset.cpus.partition = root.
 // The partition state is read back: the kernel may accept the write and
-// still say "root invalid (reason)".
+// still say "root invalid (reason)". CPU limits (cpu.max, cpu.weight) need
+// the cpu controller enabled the same way; it is enabled only when first
+// asked for, so a host that never suppresses keeps its subtree_control.
 #include <unistd.h>
 
 #include <cerrno>
@@ -62,6 +64,24 @@ class CgroupV2Backend final : public CgroupCpusetBackend {
     }
   }
 
+  std::optional<std::string> set_cpu_limits(const std::string& group,
+                                            const CpuLimits& limits) override {
+    const std::string dir = dir_of(group);
+    try {
+      auto controllers = root_.read(mount_ + "/cgroup.controllers");
+      if (!controllers || !lists_word(*controllers, "cpu")) {
+        return "no cpu controller in " + mount_ + "/cgroup.controllers";
+      }
+      enable_controller(mount_, "cpu");
+      enable_controller(parent_dir_, "cpu");
+      write_cgroup_file(root_, dir + "/cpu.max", limits.max);
+      write_cgroup_file(root_, dir + "/cpu.weight", std::to_string(limits.weight));
+    } catch (const CpusetError& e) {
+      return std::string(e.what());
+    }
+    return std::nullopt;
+  }
+
   bool read_exclusive(const std::string& dir) const override {
     // "root" and "root invalid (...)" both still hold CPUs to release.
     return root_.read(dir + "/cpuset.cpus.partition").value_or("member").rfind("root", 0) == 0;
@@ -82,10 +102,11 @@ class CgroupV2Backend final : public CgroupCpusetBackend {
   }
 
  private:
-  void enable_cpuset(const std::string& dir) {
+  void enable_cpuset(const std::string& dir) { enable_controller(dir, "cpuset"); }
+  void enable_controller(const std::string& dir, const std::string& controller) {
     auto enabled = root_.read(dir + "/cgroup.subtree_control");
-    if (enabled && lists_word(*enabled, "cpuset")) return;
-    write_cgroup_file(root_, dir + "/cgroup.subtree_control", "+cpuset");
+    if (enabled && lists_word(*enabled, controller)) return;
+    write_cgroup_file(root_, dir + "/cgroup.subtree_control", "+" + controller);
   }
 
   bool has_exclusive_file_ = false;

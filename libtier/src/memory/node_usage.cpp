@@ -96,7 +96,8 @@ const std::vector<std::string>& tiering_vmstat_prefixes() {
   return prefixes;
 }
 
-std::map<unsigned, std::uint64_t> parse_zoneinfo_high(std::string_view text) {
+std::map<unsigned, std::uint64_t> parse_zoneinfo_watermark(std::string_view text,
+                                                           std::string_view which) {
   std::map<unsigned, std::uint64_t> out;
   std::optional<unsigned> node;
   bool in_pagesets = false;
@@ -114,11 +115,40 @@ std::map<unsigned, std::uint64_t> parse_zoneinfo_high(std::string_view text) {
     if (first == "pagesets") in_pagesets = true;
     // Per-zone watermark lines are "high <pages>"; per-CPU pageset lines are
     // "high:  <n>" (with a colon) and must not be counted.
-    if (!node || in_pagesets || first != "high") return;
+    if (!node || in_pagesets || first != which) return;
     if (auto value = parse_u64(next_token(rest))) out[*node] += *value;
   });
   return out;
 }
+
+std::map<unsigned, std::uint64_t> parse_zoneinfo_high(std::string_view text) {
+  return parse_zoneinfo_watermark(text, "high");
+}
+
+namespace {
+
+// Both watermarks of every node from one /proc/zoneinfo read.
+struct Watermarks {
+  std::map<unsigned, std::uint64_t> low, high;
+  void fill(NodeMemory& node) const {
+    if (auto it = low.find(node.node); it != low.end())
+      node.low_watermark_bytes = it->second * 4096;
+    if (auto it = high.find(node.node); it != high.end()) {
+      node.high_watermark_bytes = it->second * 4096;
+    }
+  }
+};
+
+Watermarks read_watermarks(const SysRoot& root) {
+  Watermarks out;
+  if (auto zoneinfo = root.read("/proc/zoneinfo")) {
+    out.low = parse_zoneinfo_watermark(*zoneinfo, "low");
+    out.high = parse_zoneinfo_watermark(*zoneinfo, "high");
+  }
+  return out;
+}
+
+}  // namespace
 
 std::optional<NodeMemory> read_node_memory(const SysRoot& root, unsigned node) {
   auto meminfo = root.read(node_dir(node) + "/meminfo");
@@ -127,17 +157,13 @@ std::optional<NodeMemory> read_node_memory(const SysRoot& root, unsigned node) {
   if (auto numastat = root.read(node_dir(node) + "/numastat")) {
     out.numastat = parse_key_values(*numastat);
   }
-  if (auto zoneinfo = root.read("/proc/zoneinfo")) {
-    auto high = parse_zoneinfo_high(*zoneinfo);
-    if (auto it = high.find(node); it != high.end()) out.high_watermark_bytes = it->second * 4096;
-  }
+  read_watermarks(root).fill(out);
   return out;
 }
 
 MemorySnapshot read_memory_snapshot(const SysRoot& root) {
   MemorySnapshot snapshot;
-  std::map<unsigned, std::uint64_t> high;
-  if (auto zoneinfo = root.read("/proc/zoneinfo")) high = parse_zoneinfo_high(*zoneinfo);
+  const Watermarks watermarks = read_watermarks(root);
   for (unsigned id : numbered_entries(root, "/sys/devices/system/node", "node")) {
     auto meminfo = root.read(node_dir(id) + "/meminfo");
     if (!meminfo) continue;
@@ -150,7 +176,7 @@ MemorySnapshot read_memory_snapshot(const SysRoot& root) {
     if (auto vmstat = root.read(node_dir(id) + "/vmstat")) {
       node.vmstat = parse_key_values(*vmstat, tiering_vmstat_prefixes());
     }
-    if (auto it = high.find(id); it != high.end()) node.high_watermark_bytes = it->second * 4096;
+    watermarks.fill(node);
     snapshot.nodes.push_back(std::move(node));
   }
   if (auto vmstat = root.read("/proc/vmstat")) {
@@ -172,17 +198,36 @@ std::map<std::string, double> counter_rates(const std::map<std::string, std::uin
   return out;
 }
 
+namespace {
+
+// The counters of pages the kernel promoted and demoted (each demotion path
+// has its own).
+constexpr const char* kPromoted[] = {"pgpromote_success"};
+constexpr const char* kDemoted[] = {"pgdemote_kswapd", "pgdemote_direct", "pgdemote_khugepaged",
+                                    "pgdemote_proactive"};
+
+template <typename Value, std::size_t N>
+Value sum_of(const std::map<std::string, Value>& counters, const char* const (&keys)[N]) {
+  Value sum{};
+  for (const char* key : keys) {
+    if (auto it = counters.find(key); it != counters.end()) sum += it->second;
+  }
+  return sum;
+}
+
+}  // namespace
+
 TieringRates tiering_rates(const std::map<std::string, double>& rates) {
-  auto rate = [&rates](const char* key) {
-    auto it = rates.find(key);
-    return it == rates.end() ? 0.0 : it->second;
-  };
   TieringRates out;
-  out.promote_pages_per_s = rate("pgpromote_success");
-  out.demote_pages_per_s = rate("pgdemote_kswapd") + rate("pgdemote_direct") +
-                           rate("pgdemote_khugepaged") + rate("pgdemote_proactive");
-  out.migrate_pages_per_s = rate("pgmigrate_success");
+  out.promote_pages_per_s = sum_of(rates, kPromoted);
+  out.demote_pages_per_s = sum_of(rates, kDemoted);
+  auto migrated = rates.find("pgmigrate_success");
+  out.migrate_pages_per_s = migrated == rates.end() ? 0.0 : migrated->second;
   return out;
+}
+
+TieringCounts tiering_counts(const std::map<std::string, std::uint64_t>& vmstat) {
+  return {sum_of(vmstat, kPromoted), sum_of(vmstat, kDemoted)};
 }
 
 CgroupNumaStat parse_cgroup_numa_stat(std::string_view text) {

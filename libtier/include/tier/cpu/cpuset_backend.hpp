@@ -46,6 +46,14 @@ struct CpusetTarget {
   friend bool operator==(const CpusetTarget&, const CpusetTarget&) = default;
 };
 
+/// CPU bandwidth of one group beside its cpuset (cgroup v2's cpu controller):
+/// what offline suppression throttles where the kernel allows it.
+struct CpuLimits {
+  std::string max = "max";  // cpu.max: "QUOTA_US PERIOD_US" or "max" (no limit)
+  unsigned weight = 100;    // cpu.weight, 1..10000 (the kernel's default 100)
+  friend bool operator==(const CpuLimits&, const CpuLimits&) = default;
+};
+
 /// A refused or failed cpuset operation. what() is the whole story
 /// ("write '1' to /sys/fs/cgroup/cpuset/tier/x/cpuset.cpu_exclusive: EINVAL
 /// (Invalid argument): the group's CPUs overlap a sibling's"). path is the
@@ -81,6 +89,12 @@ class CpusetBackend {
   /// Moves every thread of pid into group (cgroup: cgroup.procs; affinity:
   /// sched_setaffinity on every /proc/PID/task/TID + migrate_pages to the mems).
   virtual void attach(const std::string& group, pid_t pid) = 0;
+  /// Sets a group's CPU limits. Returns why they could not be applied
+  /// (backend without a cpu controller, controller not available, the
+  /// kernel's refusal), nullopt when they were. Never throws. Only the
+  /// cgroup v2 backend can; the others say why not.
+  virtual std::optional<std::string> set_cpu_limits(const std::string& group,
+                                                    const CpuLimits& limits) = 0;
   /// Pids currently in a group.
   virtual std::vector<pid_t> members(const std::string& group) const = 0;
   /// What the last apply() could not enforce but did not fail on, e.g.

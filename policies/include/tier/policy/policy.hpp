@@ -70,6 +70,10 @@ struct Snapshot {
   double now_s = 0;        // monotonic seconds, from the caller's clock
   double tick_s = 1;       // time since the previous tick
   double budget_mbps = 0;  // global migration budget for this tick; 0 = none
+  /// Offline suppression says the fast tier is short for online work: offline
+  /// data has no claim on it this tick (policies that rank by class demote it
+  /// first and promote none of it).
+  bool demote_offline_first = false;
 };
 
 /// Move [start, end) of pid's address space to target_node.
