@@ -163,6 +163,11 @@ tier::policy::Snapshot Daemon::policy_snapshot() const {
     state.priority = workload.priority;
     state.pids = registry_.pids_of(workload);
     state.budget_mbps = offline_budget_mbps(workload).value_or(workload.budget_mbps);
+    // In a pool, the kernel refuses moves outside its cpuset's memory nodes.
+    if (const tier::cpu::Assignment* assigned =
+            pools_ ? pools_->assignment(workload.id) : nullptr) {
+      state.allowed_nodes = assigned->mems;
+    }
     if (auto found = residency_.find(workload.id); found != residency_.end()) {
       state.resident_bytes_by_node = found->second;
     }

@@ -201,11 +201,16 @@ class BalancedPolicy final : public Policy {
     const std::size_t workloads = snapshot.workloads.size();
     std::vector<Budget> workload_budgets;
     std::vector<int> cpu_of(workloads), class_of(workloads);
+    // While offline data is out of the target set (demote_offline_first,
+    // below) none of it is promoted, and its demotions make room for online
+    // data: its own budget does not hold them back (the global one does).
+    const bool offline_out = snapshot.demote_offline_first;
     for (std::size_t wi = 0; wi < workloads; ++wi) {
       const WorkloadState& w = snapshot.workloads[wi];
-      workload_budgets.emplace_back(w.budget_mbps, 0, snapshot.tick_s);
-      cpu_of[wi] = home_cpu_node(snapshot, w);
       class_of[wi] = class_rank(w.workload_class);
+      const bool unbudgeted = offline_out && class_of[wi] == class_rank("offline");
+      workload_budgets.emplace_back(unbudgeted ? 0.0 : w.budget_mbps, 0, snapshot.tick_s);
+      cpu_of[wi] = home_cpu_node(snapshot, w);
     }
 
     // Everything with a known node, and what each workload has on the fast
@@ -243,6 +248,15 @@ class BalancedPolicy final : public Policy {
       if (fresh) it->second = nearest_of_tier(snapshot, ledger, cpu_node, tier_rank);
       return it->second;
     };
+    // The same, less the nodes a workload may not use (its cpuset's mems).
+    std::map<std::pair<std::size_t, unsigned>, std::vector<unsigned>> allowed_cache;
+    auto nearest_for = [&](std::size_t wi, unsigned tier_rank) -> const std::vector<unsigned>& {
+      const std::vector<unsigned>& any = nearest(cpu_of[wi], tier_rank);
+      if (snapshot.workloads[wi].allowed_nodes.empty()) return any;
+      auto [it, fresh] = allowed_cache.try_emplace({wi, tier_rank});
+      if (fresh) it->second = allowed_only(any, snapshot.workloads[wi]);
+      return it->second;
+    };
     std::map<int, std::vector<double>> latency_from;  // cpu node → by memory node
     auto latency_row = [&](int cpu_node) -> const std::vector<double>& {
       auto [it, fresh] = latency_from.try_emplace(cpu_node);
@@ -273,7 +287,6 @@ class BalancedPolicy final : public Policy {
     // Under offline suppression's memory signals offline data has no place
     // in the target set: key 0 keeps it out, so it is the first to leave a
     // fast node that online data needs and none of it is promoted.
-    const bool offline_out = snapshot.demote_offline_first;
     auto key_of = [&](const Candidate& c) {
       if (offline_out && class_of[c.workload] == class_rank("offline")) return 0.0;
       return c.density * (c.on_fast && !c.cooling ? incumbent : 1.0);
@@ -306,7 +319,7 @@ class BalancedPolicy final : public Policy {
     std::vector<const std::vector<double>*> row_of(workloads);
     std::vector<double> best_fast_of(workloads);
     for (std::size_t wi = 0; wi < workloads; ++wi) {
-      const std::vector<unsigned>& fast_nodes = nearest(cpu_of[wi], fast_tier);
+      const std::vector<unsigned>& fast_nodes = nearest_for(wi, fast_tier);
       row_of[wi] = &latency_row(cpu_of[wi]);
       best_fast_of[wi] = fast_nodes.empty() ? 0 : (*row_of[wi])[fast_nodes.front()];
     }
@@ -463,9 +476,8 @@ class BalancedPolicy final : public Policy {
       const std::optional<Region> part = part_of(i, all[i].cooling);
       if (!part) return 0;
       const Candidate& c = all[i];
-      const int cpu = cpu_of[c.workload];
       for (unsigned t = fast_tier + 1; t <= fast_tier + 8; ++t) {
-        for (unsigned node : nearest(cpu, t)) {
+        for (unsigned node : nearest_for(c.workload, t)) {
           const std::uint64_t bytes =
               chunk(std::min({chunks_covering(want), budget_left(i), ledger.room_above_high(node)}),
                     part->bytes());
@@ -554,15 +566,15 @@ class BalancedPolicy final : public Policy {
         want = std::min(want, have >= *w.quota_bytes ? 0 : *w.quota_bytes - have);
       }
       if (chunk(want, part->bytes()) == 0) continue;
-      const int cpu = cpu_of[c.workload];
+      const std::vector<unsigned>& fast_nodes = nearest_for(c.workload, fast_tier);
+      if (fast_nodes.empty()) continue;  // no fast node it may use
       auto best_room = [&]() -> std::pair<unsigned, std::uint64_t> {
-        for (unsigned node : nearest(cpu, fast_tier)) {
+        for (unsigned node : fast_nodes) {
           if (ledger.room_above_high(node) >= std::min(want, kChunk)) {
             return {node, ledger.room_above_high(node)};
           }
         }
-        const auto& fast_nodes = nearest(cpu, fast_tier);
-        return {fast_nodes.empty() ? 0 : fast_nodes.front(), 0};
+        return {fast_nodes.front(), 0};
       };
       auto [to, room] = best_room();
       // Not enough room: demote colder non-target data (the hysteresis is in

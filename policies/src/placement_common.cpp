@@ -240,4 +240,15 @@ void MoveHistory::expire(double now_s) {
   }
 }
 
+std::vector<unsigned> allowed_only(const std::vector<unsigned>& nodes, const WorkloadState& w) {
+  if (w.allowed_nodes.empty()) return nodes;
+  std::vector<unsigned> out;
+  for (unsigned node : nodes) {
+    if (std::find(w.allowed_nodes.begin(), w.allowed_nodes.end(), node) != w.allowed_nodes.end()) {
+      out.push_back(node);
+    }
+  }
+  return out;
+}
+
 }  // namespace tier::policy

@@ -63,6 +63,10 @@ int home_cpu_node(const Snapshot& snapshot, const WorkloadState& workload);
 std::vector<unsigned> nearest_of_tier(const Snapshot& snapshot, const NodeLedger& ledger,
                                       int cpu_node, unsigned tier);
 
+/// `nodes` less those the workload may not use (WorkloadState::allowed_nodes;
+/// none listed = every node), order kept.
+std::vector<unsigned> allowed_only(const std::vector<unsigned>& nodes, const WorkloadState& w);
+
 /// Bytes this tick may move: min over the declared cap and the snapshot's
 /// budget (each 0 = unlimited) × tick. nullopt = unlimited.
 class Budget {

@@ -82,7 +82,8 @@ class TppPolicy final : public Policy {
         }
         std::optional<unsigned> to;
         for (unsigned t = fast_tier + 1; t <= fast_tier + 8 && !to; ++t) {
-          for (unsigned slow : nearest_of_tier(snapshot, ledger, e.cpu_node, t)) {
+          for (unsigned slow :
+               allowed_only(nearest_of_tier(snapshot, ledger, e.cpu_node, t), *e.workload)) {
             if (ledger.fits_above_high(slow, e.region->bytes())) {
               to = slow;
               break;
@@ -109,7 +110,8 @@ class TppPolicy final : public Policy {
                      [&](const Entry& a, const Entry& b) { return per_block(a) > per_block(b); });
     for (const Entry& e : hot_slow) {
       if (!budget.allows(e.region->bytes())) break;
-      const auto fast_nodes = nearest_of_tier(snapshot, ledger, e.cpu_node, fast_tier);
+      const auto fast_nodes =
+          allowed_only(nearest_of_tier(snapshot, ledger, e.cpu_node, fast_tier), *e.workload);
       bool placed = false;
       for (unsigned node : fast_nodes) {
         // As many whole 2 MiB chunks as fit above the high watermark.

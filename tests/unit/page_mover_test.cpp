@@ -271,6 +271,23 @@ TEST(PageMover, StopsBeforeFreeMemoryFallsBelowTheFloor) {
   expect_complete(report);
 }
 
+TEST(PageMover, MovesWhatStillFitsAboveTheFloorThenStops) {
+  auto fake = on_node(12, 1);
+  PageMover mover(fake);
+  MoveOptions options;
+  options.batch_pages = 8;
+  options.free_floor_bytes = 100 * 4096;
+  // Room for 3 pages above the floor: the first batch (8) does not fit whole.
+  options.free_bytes = [] { return std::optional<std::uint64_t>(103 * 4096); };
+  auto report = mover.move(1, pages(12), 0, options);
+  EXPECT_EQ(report.stop_reason, StopReason::low_free_memory);
+  EXPECT_EQ(report.pages.moved, 3u);
+  EXPECT_EQ(report.pages.skipped, 9u);
+  EXPECT_NE(report.stop_detail.find("the 3 that fit moved"), std::string::npos)
+      << report.stop_detail;
+  expect_complete(report);
+}
+
 TEST(PageMover, AlreadyThereNeedsNoFreeMemory) {
   auto fake = on_node(4, 0);
   PageMover mover(fake);

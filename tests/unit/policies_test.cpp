@@ -159,6 +159,9 @@ TEST(Balanced, UnderSuppressionOfflineDataLeavesTheFastTierForOnlineData) {
   EXPECT_TRUE(make("balanced")->plan(s).moves.empty()) << "hotter offline data stays";
 
   s.demote_offline_first = true;
+  // The offline workload's own (cut) budget does not hold back the
+  // demotions that make room for online data.
+  s.workloads[0].budget_mbps = 1;
   Plan plan = make("balanced")->plan(s);
   std::uint64_t promoted = 0, demoted = 0;
   for (const Move& m : plan.moves) {
@@ -181,6 +184,35 @@ TEST(Balanced, UnderSuppressionOfflineDataLeavesTheFastTierForOnlineData) {
   EXPECT_FALSE(make("balanced")->plan(roomy).moves.empty()) << "promoted without the signal";
   roomy.demote_offline_first = true;
   EXPECT_TRUE(make("balanced")->plan(roomy).moves.empty());
+}
+
+// A workload in a pool may only use its cpuset's memory nodes (the kernel
+// refuses moves elsewhere): promotion goes to the allowed fast node, never to
+// the roomier one it may not use. (Room on node 0 is made from offline data,
+// out of the target set under suppression: the target set is computed over
+// the whole fast tier, where the cold data still fits.)
+TEST(Balanced, MovesOnlyToTheNodesTheWorkloadMayUse) {
+  Snapshot s = machine();
+  s.demote_offline_first = true;
+  s.workloads = {workload("cold", "offline", 0, 0, std::vector<double>(15, 0.1), 0x10000000, 100),
+                 workload("hot", "online", 0, 2, {10, 9}, 0x90000000, 200)};
+  account(s);
+  node(s, 0).free_bytes = 41 * MiB;  // node 0 at its high watermark; node 1 roomy
+  Plan free_to_choose = make("balanced")->plan(s);
+  ASSERT_FALSE(free_to_choose.moves.empty());
+  EXPECT_EQ(free_to_choose.moves[0].target_node, 1u) << "without a limit: the roomy fast node";
+
+  s.workloads[1].allowed_nodes = {0, 2};  // pool numa:0: node 0 + its CPU-less neighbour
+  Plan plan = make("balanced")->plan(s);
+  std::uint64_t promoted = 0;
+  for (const Move& m : plan.moves) {
+    EXPECT_NE(m.target_node, 1u) << m.workload_id << " " << m.reason;
+    if (m.workload_id == "hot") {
+      EXPECT_EQ(m.target_node, 0u);
+      promoted += m.end - m.start;
+    }
+  }
+  EXPECT_EQ(promoted, 2 * kRegion);
 }
 
 TEST(Balanced, RespectsTheFastTierQuota) {

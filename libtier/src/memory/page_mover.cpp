@@ -307,17 +307,33 @@ MoveReport PageMover::move_serial(int pid, const std::vector<PageUnit>& units, u
       continue;
     }
 
-    // 2. Room on the target? Never push it below the floor (into reclaim).
+    // 2. Room on the target? Never push it below the floor (into reclaim):
+    //    the units that still fit above it are the last ones moved (a
+    //    caller planning with a slightly older free figure still gets the
+    //    room there is, instead of nothing, move after move).
+    bool last_batch = false;
     if (options.free_bytes) {
       if (auto free = options.free_bytes(); free && *free < options.free_floor_bytes + needed) {
+        const std::uint64_t room =
+            *free > options.free_floor_bytes ? *free - options.free_floor_bytes : 0;
+        std::size_t fit = 0;
+        std::uint64_t fitting = 0;
+        while (fit < to_move.size() && fitting + to_move[fit].size <= room) {
+          fitting += to_move[fit++].size;
+        }
         report.stop_reason = StopReason::low_free_memory;
         report.stop_detail = "node " + std::to_string(target_node) + " free " +
                              std::to_string(*free >> 20) + " MiB, floor " +
                              std::to_string(options.free_floor_bytes >> 20) + " MiB, batch needs " +
                              std::to_string(needed >> 20) + " MiB";
-        account.add_all(to_move.begin(), to_move.end(), Bucket::skipped);
+        if (fit > 0) report.stop_detail += " (the " + std::to_string(fit) + " that fit moved)";
+        account.add_all(to_move.begin() + static_cast<std::ptrdiff_t>(fit), to_move.end(),
+                        Bucket::skipped);
         account.add_all(batch_end, units.end(), Bucket::skipped);
-        break;
+        if (fit == 0) break;
+        to_move.resize(fit);
+        needed = fitting;
+        last_batch = true;
       }
     }
 
@@ -386,6 +402,7 @@ MoveReport PageMover::move_serial(int pid, const std::vector<PageUnit>& units, u
         }
       }
     }
+    if (last_batch) break;  // the rest was accounted as skipped above
     it = batch_end;
   }
 

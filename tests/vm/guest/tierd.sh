@@ -5,9 +5,10 @@
 
 T=
 
-# start_tierd CONFIG SOCKET: T = tierd's pid once it answers `status`.
+# start_tierd CONFIG SOCKET [METRICS]: T = tierd's pid once it answers
+# `status`; METRICS is --metrics's ADDR:PORT (default off).
 start_tierd() {
-  tierd --foreground --config "$1" --socket "$2" --metrics off --state state.json \
+  tierd --foreground --config "$1" --socket "$2" --metrics "${3:-off}" --state state.json \
     >tierd.log 2>&1 &
   T=$!
   i=0

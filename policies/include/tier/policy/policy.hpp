@@ -58,6 +58,9 @@ struct WorkloadState {
   std::optional<std::uint64_t> quota_bytes;  // fast-tier quota, resolved to bytes
   std::vector<Region> regions;               // empty when no heat source watches it
   double budget_mbps = 0;                    // per-workload migration budget; 0 = none
+  /// Memory nodes it may use (its cpuset's mems: the kernel refuses moves
+  /// elsewhere); empty = any node.
+  std::vector<unsigned> allowed_nodes;
 };
 
 struct Snapshot {

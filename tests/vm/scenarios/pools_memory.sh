@@ -1,0 +1,131 @@
+#!/bin/sh
+# vmtest-modes: numa
+# vmtest-timeout: 300
+# Offline suppression on a memory signal (cgroup v2 guest, 6.12: nodes 0-1
+# fast with CPUs, 2-3 CPU-less and slower). tierd runs the balanced policy
+# on NUMA hint-fault heat (bpf-fault: DAMON vaddr watches one workload
+# only) with kernel tiering owned (numa_balancing 2 with kernel promotion
+# held off, the kernel's demotion off; the scanner kept fast here), pools
+# and suppression on with the CPU trigger out of reach (threshold 1.0) and an
+# online fast-share floor of 0.9.
+#   1. An offline hotset (tierctl run --class offline --pool shared) fills
+#      node 0 until 160 MiB are left (bound while it first-touches; less
+#      margin than that met the OOM killer: the DMA zone's reserve and the
+#      unreclaimable initramfs pages are in MemFree's figure too).
+#   2. An online hotset (tierctl run --class online --pool numa:0: node 0's
+#      CPUs, memory nodes 0 + 2) grows a 256 MiB buffer at 24 MiB/s,
+#      preferring node 0: once node 0 is full its pages land on node 2, and
+#      its fast-tier share falls under the floor.
+#   3. tierd suppresses the offline workload: its cpuset shrinks step by
+#      step, cpu.max/cpu.weight of its group are cut, its data leaves the
+#      fast tier's target set, so the policy demotes offline pages to make
+#      room and promotes the online ones.
+#   4. The online hotset is stopped; the signal calms and the offline
+#      workload gets its CPUs and cpu.max back after the restore delay.
+# pools_memory.check.py reads the samples, logs, status and metrics.
+. /vm/tierd.sh
+. /vm/heat.sh
+trap 'kill_all; heat_cleanup' EXIT
+if ! tierd --print-default-config 2>/dev/null | grep -q '^cgroup_cpu_limits'; then
+  echo "tierd has no [suppression] cgroup_cpu_limits: not built yet" >&2
+  exit 127
+fi
+SOCK=/run/tierd-memory.sock
+METRICS=127.0.0.1:9477
+W= OFF= ON=
+kill_all() {
+  for p in $W $ON $OFF; do kill "$p" 2>/dev/null; done
+  stop_tierd
+}
+cat >tierd.toml <<TOML
+[daemon]
+epoch_ms = 500
+[policy]
+name = "balanced"
+params = { budget_mbps = 256 }
+[placement]
+kernel_tiering = "own"
+heat_source = "bpf-fault"
+[pools]
+enabled = true
+[suppression]
+enabled = true
+cpu_threshold = 1.0
+cpu_restore = 0.9
+restore_delay_s = 3
+fast_share_floor = 0.9
+TOML
+# The metrics are scraped over loopback, which the guest's init leaves down.
+ifconfig lo 127.0.0.1 up 2>/dev/null || ip link set lo up
+# The scanner's pace (tierd sets the mode): restored at exit.
+knob_set $NB/scan_delay_ms 100
+knob_set $NB/scan_period_min_ms 200
+knob_set $NB/scan_period_max_ms 500
+knob_set $NB/scan_size_mb 1024
+start_tierd tierd.toml $SOCK $METRICS
+up() { cut -d' ' -f1 /proc/uptime; }
+node_free_mib() {
+  sed -n 's/^Node [0-9]* MemFree: *\([0-9]*\) kB/\1/p' "/sys/devices/system/node/node$1/meminfo" |
+    awk '{ print int($1 / 1024) }'
+}
+group=/sys/fs/cgroup/tier/shared-offline
+
+# 1. The offline filler: node 0's free memory less 160 MiB, in whole MiB.
+fill=$(( $(node_free_mib 0) - 160 ))
+echo "node0 free before $(node_free_mib 0) MiB, offline fill ${fill} MiB" >events
+tierctl --socket $SOCK run --class offline --pool shared -- \
+  hotset --size "${fill}M" --hot 8M --node 0 --policy first-touch --threads 1 --duration 600 \
+  --ready-file off.ready >off.out 2>off.err &
+OFF=$!
+i=0
+until [ -f off.ready ]; do
+  i=$((i + 1)); [ $i -lt 1200 ] || { echo "offline hotset not ready" >&2; exit 1; }
+  kill -0 $OFF 2>/dev/null || { echo "offline hotset exited" >&2; cat off.err >&2; exit 1; }
+  sleep 0.1
+done
+echo "offline_ready $(up) node0_free $(node_free_mib 0)" >>events
+offpid=$(sed -n 's/.*"pid":\([0-9]*\).*/\1/p' off.out | head -1)
+
+# The watcher: "UPTIME CPUS CPU_MAX CPU_WEIGHT" of the offline process and its group.
+( while :; do
+    printf '%s %s %s %s\n' "$(up)" \
+      "$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/$offpid/status)" \
+      "$( { tr ' ' _ <$group/cpu.max; } 2>/dev/null || echo none)" \
+      "$( { cat $group/cpu.weight; } 2>/dev/null || echo none)"
+    sleep 0.2
+  done >offline.samples ) &
+W=$!
+
+# 2. The online grower, its census (fast share of what it has) every 500 ms.
+tierctl --socket $SOCK run --class online --pool numa:0 -- \
+  hotset --size 256M --hot 256M --node 0 --policy first-touch --grow-mbps 24 --threads 1 \
+  --duration 600 --census census.txt --census-ms 500 --fast-nodes 0,1 \
+  --ready-file on.ready >on.out 2>on.err &
+ON=$!
+echo "online_start $(up)" >>events
+
+# 3. Suppression: wait for the trigger, then for the online share to rise.
+i=0
+until grep -q 'suppression: shrink offline' tierd.log; do
+  i=$((i + 1)); [ $i -lt 600 ] || { echo "no suppression within 60 s" >&2; break; }
+  sleep 0.1
+done
+echo "suppressed $(up)" >>events
+tierctl --socket $SOCK workloads --json >workloads.at-trigger.json 2>&1
+sleep 25
+echo "measured $(up)" >>events
+tierctl --socket $SOCK status --json >status.json 2>status.err
+tierctl --socket $SOCK workloads --json >workloads.during.json 2>&1
+tierctl --socket $SOCK pools --json >pools.during.json 2>&1
+wget -q -O metrics.during.txt "http://$METRICS/metrics" || echo "metrics scrape failed" >>events
+
+# 4. Online gone: the signal calms, the offline workload gets everything back.
+kill $ON 2>/dev/null; wait $ON 2>/dev/null; ON=
+echo "online_end $(up)" >>events
+sleep 8
+echo "after $(up)" >>events
+tierctl --socket $SOCK pools --json >pools.after.json 2>&1
+wget -q -O metrics.after.txt "http://$METRICS/metrics" || echo "metrics scrape failed" >>events
+kill_all
+grep -E 'suppression|pools: shared-offline' tierd.log >suppression.log
+cat events suppression.log
