@@ -35,6 +35,13 @@ bool is_process_workload(const Workload& workload) {
   return workload.pid.has_value();
 }
 
+// An offline member of a shared or numa:N pool: what suppression shrinks.
+bool is_shared_offline(const Assignment& assignment, tier::WorkloadClass cls) {
+  const auto spec = PoolSpec::parse(assignment.pool, nullptr);
+  return cls == tier::WorkloadClass::offline && spec &&
+         (spec->kind == PoolKind::shared || spec->kind == PoolKind::numa);
+}
+
 tier::cpu::PoolConfig pool_config_from(const PoolsConfig& config) {
   tier::cpu::PoolConfig pools;
   auto reserved = tier::CpuList::parse(config.reserved);
@@ -90,7 +97,6 @@ std::vector<tier::cpu::Claim> PoolManager::claims_for(
     const std::vector<Workload>& workloads) const {
   std::vector<tier::cpu::Claim> claims;
   for (const Workload& workload : workloads) {
-    if (!is_process_workload(workload)) continue;
     auto spec = PoolSpec::parse(workload.pool, nullptr);
     if (!spec) continue;  // validated at registration and in the config
     tier::cpu::Claim claim;
@@ -149,28 +155,39 @@ std::vector<std::string> PoolManager::realise(const std::vector<Workload>& workl
   online_cpus_ = tier::CpuList(std::move(online));
   offline_pool_ = tier::CpuList(std::move(offline));
 
-  std::map<std::string, CpusetTarget> groups;
-  std::map<std::string, std::string> wanted_group;
-  std::vector<std::string> offline_groups;  // the ones suppression shrinks and throttles
-  for (const Assignment& assignment : layout.assignments) {
-    const tier::WorkloadClass cls = class_of[assignment.workload];
-    const std::string group = pool_group_name(assignment, cls);
-    wanted_group[assignment.workload] = group;
-    if (groups.count(group) != 0) continue;
+  // What an assignment's members may use; a suppressed offline one keeps
+  // the CPUs farthest from online work.
+  auto target_of = [&](const Assignment& assignment, tier::WorkloadClass cls) {
     CpusetTarget target;
     target.cpus = assignment.cpus;
     target.mems = tier::CpuList(assignment.mems);
     const auto spec = PoolSpec::parse(assignment.pool, nullptr);
     target.exclusive = spec && spec->kind == PoolKind::exclusive;
-    const bool shared_offline = cls == tier::WorkloadClass::offline && spec &&
-                                (spec->kind == PoolKind::shared || spec->kind == PoolKind::numa);
-    if (shared_offline) offline_groups.push_back(group);
-    if (shared_offline && offline_limit_) {
-      // Suppressed: the offline group keeps the CPUs farthest from online work.
+    if (is_shared_offline(assignment, cls) && offline_limit_) {
       target.cpus = tier::policy::shrink_cpuset(target.cpus, std::max(*offline_limit_, 1u),
                                                 online_cpus_, inventory_);
     }
-    groups[group] = std::move(target);
+    return target;
+  };
+  std::map<std::string, const Workload*> by_id;
+  for (const Workload& workload : workloads) by_id[workload.id] = &workload;
+  std::map<std::string, CpusetTarget> groups;
+  std::map<std::string, std::string> wanted_group;
+  std::map<std::string, CpusetTarget> foreign;  // cgroup workload's directory -> target
+  std::vector<std::string> offline_groups;      // the ones suppression shrinks and throttles
+  for (const Assignment& assignment : layout.assignments) {
+    const tier::WorkloadClass cls = class_of[assignment.workload];
+    auto workload = by_id.find(assignment.workload);
+    if (workload != by_id.end() && !is_process_workload(*workload->second)) {
+      // A cgroup workload (watched child, pod) keeps its own cgroup.
+      foreign[workload->second->cgroup] = target_of(assignment, cls);
+      continue;
+    }
+    const std::string group = pool_group_name(assignment, cls);
+    wanted_group[assignment.workload] = group;
+    if (groups.count(group) != 0) continue;
+    if (is_shared_offline(assignment, cls)) offline_groups.push_back(group);
+    groups[group] = target_of(assignment, cls);
   }
   layout_ = std::move(layout);
   group_cpus_.clear();
@@ -225,10 +242,44 @@ std::vector<std::string> PoolManager::realise(const std::vector<Workload>& workl
   }
   group_of_ = std::move(group_of);
   attached_ = std::move(attached);
+  confine_foreign(foreign);
   limit_offline_cpu(offline_groups);
   isolate_irqs(groups);
   for (const std::string& problem : problems_) log::warn() << "pools: " << problem;
   return problems_;
+}
+
+// Cgroup workloads: their own cgroup's cpuset, written when it changes;
+// the ones that left get their parent's sets back.
+void PoolManager::confine_foreign(const std::map<std::string, CpusetTarget>& wanted) {
+  foreign_notes_.clear();
+  for (const auto& [dir, target] : confined_) {
+    if (wanted.count(dir) == 0) release(dir);
+  }
+  std::map<std::string, CpusetTarget> confined;
+  for (const auto& [dir, target] : wanted) {
+    auto done = confined_.find(dir);
+    if (done != confined_.end() && done->second == target) {
+      confined[dir] = target;
+      continue;
+    }
+    if (auto why_not = backend_->confine_foreign(dir, target)) {
+      foreign_notes_.push_back(*why_not);
+      continue;
+    }
+    log::info() << "pools: " << dir << " confined to CPUs " << target.cpus.to_string() << ", nodes "
+                << target.mems.to_string();
+    confined[dir] = target;
+  }
+  confined_ = std::move(confined);
+}
+
+void PoolManager::release(const std::string& dir) noexcept {
+  if (auto why_not = backend_->release_foreign(dir)) {
+    log::warn() << "pools: " << dir << " keeps tier's cpuset: " << *why_not;
+  } else {
+    log::info() << "pools: " << dir << " has its parent's CPUs and nodes again";
+  }
 }
 
 // cpu.max/cpu.weight on the offline groups while suppression asks for them;
@@ -346,6 +397,7 @@ json::value PoolManager::to_json(const std::vector<Workload>& workloads,
   for (const std::string& note : backend_->notes()) notes.push_back(json::string(note));
   for (const std::string& note : irq_notes_) notes.push_back(json::string(note));
   for (const std::string& note : cpu_limit_notes_) notes.push_back(json::string(note));
+  for (const std::string& note : foreign_notes_) notes.push_back(json::string(note));
   for (const std::string& problem : problems_) problems.push_back(json::string(problem));
   return json::object{{"enabled", true},
                       {"backend", tier::cpu::to_string(backend_->kind())},
@@ -364,7 +416,11 @@ std::string PoolManager::backend_description() const {
 
 void PoolManager::teardown() noexcept {
   if (irqs_) irqs_->restore();
-  if (backend_) backend_->teardown();
+  if (backend_) {
+    for (const auto& [dir, target] : confined_) release(dir);
+    backend_->teardown();
+  }
+  confined_.clear();
   group_of_.clear();
   attached_.clear();
   cpu_limits_written_.clear();  // the groups and their limits are gone

@@ -1,15 +1,17 @@
 // PoolManager: turns the registry's workloads into a CPU pool layout
 // (tier::cpu::compute_layout) and realises it with a cpuset backend: one
 // group per pool under tierd's parent group, every process workload attached
-// to its pool's group.
+// to its pool's group; a cgroup workload (a watched parent's child, a
+// pod) keeps its cgroup, which gets the pool's CPUs and nodes in its own
+// cpuset files where the backend can (cgroup v2).
 //
 // Contract: called from the daemon loop only. admit() is a dry run that says
 // why a new workload's pool cannot be met; realise() recomputes from the
 // workloads as they are now (claims keep the CPUs they hold, so a recompute
 // moves nobody who did not change) and reports what it could not do instead
 // of throwing — a vanished process is skipped, a group removed underneath is
-// recreated on the next apply. Cgroup workloads keep their own cgroup: only
-// process workloads (api, rule) are attached (docs/pools.md).
+// recreated on the next apply. Only process workloads (api, rule) are
+// attached to tier's groups (docs/pools.md).
 #pragma once
 
 #include <sys/types.h>
@@ -86,6 +88,8 @@ class PoolManager {
   std::vector<tier::cpu::Claim> claims_for(const std::vector<Workload>& workloads) const;
   void isolate_irqs(const std::map<std::string, tier::cpu::CpusetTarget>& groups);
   void limit_offline_cpu(const std::vector<std::string>& offline_groups);
+  void confine_foreign(const std::map<std::string, tier::cpu::CpusetTarget>& wanted);
+  void release(const std::string& dir) noexcept;
 
   std::shared_ptr<const tier::Topology> topology_;
   tier::cpu::CpuInventory inventory_;
@@ -101,6 +105,8 @@ class PoolManager {
   std::optional<tier::cpu::CpuLimits> offline_cpu_limits_;
   std::map<std::string, tier::cpu::CpuLimits> cpu_limits_written_;  // group -> limits set
   std::vector<std::string> cpu_limit_notes_;                        // of the last realise
+  std::map<std::string, tier::cpu::CpusetTarget> confined_;  // cgroup workload dir -> its target
+  std::vector<std::string> foreign_notes_;                   // why some were not, last realise
   std::map<std::string, tier::CpuList> group_cpus_;  // group -> CPUs written (after suppression)
   tier::CpuList online_cpus_, offline_pool_;
   std::vector<std::string> problems_;  // of the last realise()

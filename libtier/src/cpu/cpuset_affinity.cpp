@@ -30,6 +30,15 @@ class AffinityBackend final : public CpusetBackend {
   std::optional<std::string> set_cpu_limits(const std::string&, const CpuLimits&) override {
     return std::string("the affinity backend has no cgroup to hold cpu.max/cpu.weight");
   }
+  // Affinity set on today's processes would not reach the ones the cgroup
+  // starts tomorrow.
+  std::optional<std::string> confine_foreign(const std::string& dir, const CpusetTarget&) override {
+    return "not confined by the affinity backend: " + dir +
+           " starts processes of its own later (needs a cpuset controller)";
+  }
+  std::optional<std::string> release_foreign(const std::string&) noexcept override {
+    return std::nullopt;
+  }
 
   void apply(const std::map<std::string, CpusetTarget>& groups) override {
     const CpusetTarget parent = parent_target_for(groups);

@@ -151,6 +151,12 @@ std::optional<std::string> CgroupCpusetBackend::set_cpu_limits(const std::string
   return label() + " keeps the cpu controller in another hierarchy: cpu.max/cpu.weight not set";
 }
 
+std::optional<std::string> CgroupCpusetBackend::confine_foreign(const std::string& dir,
+                                                                const CpusetTarget&) {
+  return "not confined on " + label() + ": " + dir +
+         "'s child cgroups hold cpusets of their own that must stay within its";
+}
+
 void CgroupCpusetBackend::teardown() noexcept {
   // Children first (a directory with children cannot be removed), every
   // task back to the hierarchy's root, where it was before tier.

@@ -26,6 +26,14 @@ class CgroupCpusetBackend : public CpusetBackend {
   /// tier's cpuset groups: not applied (v2 overrides).
   std::optional<std::string> set_cpu_limits(const std::string& group,
                                             const CpuLimits& limits) override;
+  /// cgroup v1: a pod's container cgroups hold cpusets of their own that
+  /// must stay subsets of the pod's, so narrowing the pod alone fails;
+  /// not done (v2 overrides).
+  std::optional<std::string> confine_foreign(const std::string& dir,
+                                             const CpusetTarget& target) override;
+  std::optional<std::string> release_foreign(const std::string&) noexcept override {
+    return std::nullopt;
+  }
   std::vector<std::string> notes() const override { return notes_; }
   void teardown() noexcept override;
   std::string describe() const override;

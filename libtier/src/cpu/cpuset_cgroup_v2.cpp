@@ -82,6 +82,62 @@ class CgroupV2Backend final : public CgroupCpusetBackend {
     return std::nullopt;
   }
 
+  // The cgroup's own cpuset.cpus/cpuset.mems; the controller enabled on
+  // every ancestor from the root down, as the kernel requires. A process in
+  // a child cgroup without cpusets of its own follows this one; one with
+  // its own gets the intersection (v2's effective sets), so the whole
+  // subtree is confined either way. What the files held before the first
+  // write is kept for release_foreign().
+  std::optional<std::string> confine_foreign(const std::string& dir,
+                                             const CpusetTarget& target) override {
+    if (dir.rfind(mount_ + "/", 0) != 0) {
+      return dir + " is not under the cgroup v2 hierarchy at " + mount_;
+    }
+    try {
+      std::string ancestor = mount_;
+      for (std::size_t at = mount_.size() + 1; at < dir.size();) {
+        enable_cpuset(ancestor);
+        const std::size_t slash = dir.find('/', at);
+        if (slash == std::string::npos) break;
+        ancestor = dir.substr(0, slash);
+        at = slash + 1;
+      }
+      if (foreign_originals_.count(dir) == 0) {
+        foreign_originals_[dir] = {trimmed(root_.read(dir + "/cpuset.cpus").value_or("")),
+                                   trimmed(root_.read(dir + "/cpuset.mems").value_or(""))};
+      }
+      write_cgroup_file(root_, dir + "/cpuset.cpus", target.cpus.to_string());
+      write_cgroup_file(root_, dir + "/cpuset.mems", target.mems.to_string());
+    } catch (const CpusetError& e) {
+      return std::string(e.what());
+    }
+    return std::nullopt;
+  }
+
+  // The files as they were. An empty one (the parent's sets) cannot be
+  // written back while the cgroup has tasks (the kernel answers ENOSPC),
+  // so it gets the parent's effective set: the same CPUs and nodes, though
+  // no longer following later changes of the parent. The controllers
+  // enabled on the way stay (kubelet and systemd expect them anyway).
+  std::optional<std::string> release_foreign(const std::string& dir) noexcept override {
+    try {
+      auto original = foreign_originals_.find(dir);
+      if (original == foreign_originals_.end()) return std::nullopt;
+      const auto [cpus, mems] = original->second;
+      foreign_originals_.erase(original);
+      if (!is_directory(root_, dir)) return std::nullopt;
+      const std::string parent = dir.substr(0, dir.rfind('/'));
+      auto or_parent = [&](const std::string& value, const char* effective) {
+        return value.empty() ? trimmed(root_.read(parent + "/" + effective).value_or("")) : value;
+      };
+      write_cgroup_file(root_, dir + "/cpuset.cpus", or_parent(cpus, "cpuset.cpus.effective"));
+      write_cgroup_file(root_, dir + "/cpuset.mems", or_parent(mems, "cpuset.mems.effective"));
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::nullopt;
+  }
+
   bool read_exclusive(const std::string& dir) const override {
     // "root" and "root invalid (...)" both still hold CPUs to release.
     return root_.read(dir + "/cpuset.cpus.partition").value_or("member").rfind("root", 0) == 0;
@@ -109,7 +165,14 @@ class CgroupV2Backend final : public CgroupCpusetBackend {
     write_cgroup_file(root_, dir + "/cgroup.subtree_control", "+" + controller);
   }
 
+  static std::string trimmed(std::string text) {
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    return text;
+  }
+
   bool has_exclusive_file_ = false;
+  // Confined cgroups not tier's own -> their cpuset.cpus and .mems before.
+  std::map<std::string, std::pair<std::string, std::string>> foreign_originals_;
 };
 
 }  // namespace

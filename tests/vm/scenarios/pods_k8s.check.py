@@ -4,7 +4,11 @@ guest. Every pod make-kubepods.sh created is a workload (source "pod", id
 cgroup:<pod dir>) with the class and pool the script says its QoS class and
 CPU limit give (Guaranteed 1 CPU -> online exclusive:1, Burstable -> online
 shared, BestEffort -> offline shared); after the BestEffort pod's directory
-is removed it is gone from the list and listed as dropped."""
+is removed it is gone from the list and listed as dropped. With [pools] on,
+tierd confines each pod's own cgroup (cpuset.cpus/.mems): a process in the
+Guaranteed pod's container may use exactly one CPU, which no other pod's
+process may use; the Burstable and BestEffort ones get the other three; once
+tierd stops, every pod has all four CPUs again."""
 import os
 import sys
 
@@ -40,6 +44,34 @@ for cgroup, uid, qos, _, _ in pods:
             c.fail("removed BestEffort pod not among the dropped: %s" % second.get("dropped"))
     elif "cgroup:" + cgroup not in after:
         c.fail("%s pod vanished from the list" % qos)
+# Allowed CPUs per pod process: before tierd, while it runs, after it stopped.
+allowed = {}
+for line in c.file("allowed.txt").splitlines():
+    parts = line.split()
+    if len(parts) == 4:
+        allowed[(parts[0], parts[1])] = (set(vmcheck.parse_cpulist(parts[2])),
+                                         set(vmcheck.parse_cpulist(parts[3])))
+qos_of = {d: q for d, _, q, _, _ in pods}
+every = set(range(4))
+guaranteed = [d for d in qos_of if qos_of[d] == "Guaranteed"]
+if len(guaranteed) != 1 or ("during", guaranteed[0]) not in allowed:
+    c.fail("no Guaranteed pod process sampled: %s" % sorted(allowed))
+else:
+    g = guaranteed[0]
+    c.eq("Guaranteed pod's CPUs before tierd", sorted(allowed[("before", g)][0]), sorted(every))
+    g_cpus = allowed[("during", g)][0]
+    c.eq("Guaranteed pod (exclusive:1) CPUs while tierd runs", len(g_cpus), 1)
+    for d, q in qos_of.items():
+        if d == g or ("during", d) not in allowed:
+            continue
+        c.eq("%s pod CPUs while tierd runs" % q, sorted(allowed[("during", d)][0]),
+             sorted(every - g_cpus))
+    for (tag, d), (cpus, mems) in sorted(allowed.items()):
+        if tag == "after":
+            c.eq("%s pod CPUs after tierd stopped" % qos_of[d], sorted(cpus), sorted(every))
+    c.note("Guaranteed pod confined to CPU %s, the others to %s" % (
+        ",".join(map(str, sorted(g_cpus))),
+        ",".join(map(str, sorted(every - g_cpus)))))
 c.note("%d pods discovered: %s" % (len(listed), ", ".join(
     "%s %s %s" % (q, listed.get("cgroup:" + d, {}).get("class"), listed.get("cgroup:" + d, {}).get("pool"))
     for d, _, q, _, _ in pods)))

@@ -95,6 +95,16 @@ class CpusetBackend {
   /// cgroup v2 backend can; the others say why not.
   virtual std::optional<std::string> set_cpu_limits(const std::string& group,
                                                     const CpuLimits& limits) = 0;
+  /// Confines a cgroup tier does not own (a pod's, a watched parent's
+  /// child) to target's CPUs and memory nodes through that cgroup's own
+  /// cpuset files; `dir` is its kernel path. The cgroup and its processes
+  /// stay where they are. Returns why it could not (nullopt when done).
+  /// Never throws. Only the cgroup v2 backend can; the others say why not.
+  virtual std::optional<std::string> confine_foreign(const std::string& dir,
+                                                     const CpusetTarget& target) = 0;
+  /// Gives such a cgroup its parent's CPUs and nodes back; returns why not.
+  /// Never throws; a cgroup already gone is fine.
+  virtual std::optional<std::string> release_foreign(const std::string& dir) noexcept = 0;
   /// Pids currently in a group.
   virtual std::vector<pid_t> members(const std::string& group) const = 0;
   /// What the last apply() could not enforce but did not fail on, e.g.
