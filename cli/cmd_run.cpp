@@ -8,6 +8,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <utility>
 
 #include "command.hpp"
 #include "daemon_client.hpp"
@@ -103,14 +104,13 @@ std::filesystem::path own_bindir() {
   return ec ? std::filesystem::path(".") : exe.parent_path();
 }
 
-int launch(const GlobalOptions& global, const RunCli& cli) {
+int launch(const GlobalOptions& global, const RunCli& cli, const TopologyLoader& load_topology) {
   run::RunRequest request = cli.request;
   request.binds = ordered_binds(cli);
   request.command = cli.command;
   try {
-    const run::RunPlan plan = run::make_plan(request, run::live_machine(), [&global] {
-      return tier::load_topology(topology_options(global));
-    });
+    const run::RunPlan plan =
+        run::make_plan(request, run::live_machine(), [&] { return load_topology(global); });
     std::vector<std::pair<std::string, std::string>> env;
     if (request.preload) {
       env = run::preload_environment(run::preload_search_dirs(own_bindir()), *request.preload,
@@ -179,7 +179,8 @@ Examples:
 
 }  // namespace
 
-void add_run_command(CLI::App& app, const GlobalOptions& global, Action& action) {
+void add_run_command(CLI::App& app, const GlobalOptions& global, Action& action,
+                     TopologyLoader load_topology) {
   auto cli = std::make_shared<RunCli>();
   CLI::App* cmd = app.add_subcommand(
       "run",
@@ -247,8 +248,9 @@ void add_run_command(CLI::App& app, const GlobalOptions& global, Action& action)
   cmd->add_flag("-v,--verbose", cli->verbose, "Say whether tierd registered the process");
   cmd->add_option("CMD", cli->command, "The command and its arguments")->type_name("CMD ARGS");
 
-  cmd->callback(
-      [&global, &action, cli] { action = [&global, cli] { return launch(global, *cli); }; });
+  cmd->callback([&global, &action, cli, load = std::move(load_topology)] {
+    action = [&global, cli, load] { return launch(global, *cli, load); };
+  });
 }
 
 }  // namespace tierctl

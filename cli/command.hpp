@@ -50,7 +50,12 @@ void add_pools_command(CLI::App& app, const GlobalOptions& global, Action& actio
 void add_ps_command(CLI::App& app, const GlobalOptions& global, Action& action);
 /// pause, resume and reload.
 void add_pause_commands(CLI::App& app, const GlobalOptions& global, Action& action);
+/// How `run --near` gets the topology: tierctl-full loads it through libtier;
+/// the front, which does not link libtier, hands the command line over to
+/// tierctl-full instead (nothing has been bound or registered by then).
+using TopologyLoader = std::function<tier::Topology(const GlobalOptions&)>;
 /// `run`: numactl-style launcher, registers with tierd when it runs.
-void add_run_command(CLI::App& app, const GlobalOptions& global, Action& action);
+void add_run_command(CLI::App& app, const GlobalOptions& global, Action& action,
+                     TopologyLoader load_topology);
 
 }  // namespace tierctl

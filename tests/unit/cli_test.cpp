@@ -124,5 +124,32 @@ TEST(Tierctl, TopoJsonFromHwlocXmlListsCxlDevices) {
   EXPECT_EQ(cxl.size(), 4u) << result.out;
 }
 
+// tierctl is a front that runs `run` itself and execs tierctl-full for the
+// rest (docs/cli.md, "Two binaries"). Copied alone into a directory, the
+// front still launches with a binding (it needs neither libtier nor the full
+// binary for that) and names the missing tierctl-full for anything else.
+TEST(TierctlFront, RunsAloneAndNamesTheMissingFullBinary) {
+  test::TempDir dir("tierctl-front");
+  const fs::path front = dir.path() / "tierctl";
+  fs::copy_file(kTierctl, front);
+  const CommandResult run = test::run_command(
+      {front.string(), "--socket", (dir.path() / "none.sock").string(), "run", "--membind", "0",
+       "--", "sh", "-c", "grep Mems_allowed_list /proc/self/status; exit 7"});
+  EXPECT_EQ(run.exit_code, 7) << run.err;
+  EXPECT_NE(run.out.find("Mems_allowed_list:\t0"), std::string::npos) << run.out;
+
+  const CommandResult topo = test::run_command({front.string(), "topo"});
+  EXPECT_EQ(topo.exit_code, 1);
+  EXPECT_NE(topo.err.find((dir.path() / "tierctl-full").string()), std::string::npos) << topo.err;
+}
+
+// A global option's value that reads like a command does not choose `run`.
+TEST(TierctlFront, AGlobalOptionValueIsNotTheCommand) {
+  const CommandResult result =
+      tierctl({"--socket", "run", "topo", "--root", fixture("qemu-4node"), "--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(node_ids(parse_json(result)), (std::vector<std::uint64_t>{0, 1, 2, 3}));
+}
+
 }  // namespace
 }  // namespace tier

@@ -3,15 +3,18 @@
 // same run. The goal (issue, tierctl run): tierctl ≤ 1.5× numactl.
 //
 // BM_Launch/numactl and BM_Launch/tierctl time each launcher alone;
-// BM_Alternating launches both in turn every iteration and reports the mean of
-// each and their ratio as counters, so background load on the machine falls on
-// both alike. tierctl is the one next to this binary (build/bin/tierctl).
+// BM_Alternating launches both in turn, 500 rounds, and reports each one's
+// median and p90 and their ratios as counters, so background load on the
+// machine falls on both alike and a few descheduled launches do not decide
+// the figure. tierctl is the one next to this binary (build/bin/tierctl).
 #include <benchmark/benchmark.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -57,24 +60,37 @@ void BM_Launch(benchmark::State& state) {
   for (auto _ : state) launch(argv);
 }
 
+/// The q-quantile (0..1) of `samples` (nearest rank).
+double quantile(std::vector<double> samples, double q) {
+  const auto rank = static_cast<std::size_t>(q * static_cast<double>(samples.size() - 1) + 0.5);
+  std::nth_element(samples.begin(), samples.begin() + static_cast<std::ptrdiff_t>(rank),
+                   samples.end());
+  return samples[rank];
+}
+
 void BM_Alternating(benchmark::State& state) {
   using Clock = std::chrono::steady_clock;
-  double seconds[2] = {0, 0};
+  std::vector<double> micros[2];
   for (auto _ : state) {
     for (int which : {0, 1}) {
       const auto start = Clock::now();
       launch(command(which));
-      seconds[which] += std::chrono::duration<double>(Clock::now() - start).count();
+      micros[which].push_back(
+          std::chrono::duration<double, std::micro>(Clock::now() - start).count());
     }
   }
-  const double n = static_cast<double>(state.iterations());
-  state.counters["numactl_us"] = seconds[0] / n * 1e6;
-  state.counters["tierctl_us"] = seconds[1] / n * 1e6;
-  state.counters["ratio"] = seconds[1] / seconds[0];
+  const double median[2] = {quantile(micros[0], 0.5), quantile(micros[1], 0.5)};
+  const double p90[2] = {quantile(micros[0], 0.9), quantile(micros[1], 0.9)};
+  state.counters["numactl_med_us"] = median[0];
+  state.counters["numactl_p90_us"] = p90[0];
+  state.counters["tierctl_med_us"] = median[1];
+  state.counters["tierctl_p90_us"] = p90[1];
+  state.counters["ratio_med"] = median[1] / median[0];
+  state.counters["ratio_p90"] = p90[1] / p90[0];
 }
 
 BENCHMARK(BM_Launch)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
-BENCHMARK(BM_Alternating)->Unit(benchmark::kMicrosecond)->UseRealTime()->MinTime(2.0);
+BENCHMARK(BM_Alternating)->Unit(benchmark::kMicrosecond)->UseRealTime()->Iterations(500);
 
 }  // namespace
 
