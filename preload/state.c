@@ -81,6 +81,7 @@ void tp_init_slow(void) {
     return;
   }
   configure();
+  if (tp_cfg.mode != TP_MODE_OFF) tp_stats_identify(&tp_cfg, tp_topo.nr_nodes);
   init_pid = getpid();
   atomic_store_explicit(&tp_state, 2, memory_order_release);
 }

@@ -43,6 +43,10 @@ static void* map_copy(const void* contents, size_t size, void* at) {
   return m == MAP_FAILED ? NULL : m;
 }
 
+void tp_stats_identify(const struct tp_config* cfg, int nr_nodes) {
+  fill_identity(shared, cfg, nr_nodes < 1 ? 1 : nr_nodes);
+}
+
 void tp_stats_setup(const struct tp_config* cfg, int nr_nodes) {
   if (nr_nodes < 1) nr_nodes = 1;
   fill_identity(shared, cfg, nr_nodes);

@@ -6,10 +6,14 @@
 #ifndef TIER_PRELOAD_INTERNAL_H
 #define TIER_PRELOAD_INTERNAL_H
 
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#ifndef __cplusplus
+#include <stdatomic.h>
+#else
+extern "C" { /* the unit tests call the parsers and tp_* entry points */
+#endif
 
 /* The kernel's largest MAX_NUMNODES (NODES_SHIFT 10): masks are this wide and
  * the width passed to mbind comes from /sys/devices/system/node/possible. */
@@ -112,7 +116,8 @@ size_t tp_placed_usable(const void* p);
 int tp_is_placed(const void* p);
 
 /* ---- stats.c ---- */
-void tp_stats_setup(const struct tp_config* cfg, int nr_nodes); /* memfd channel */
+void tp_stats_identify(const struct tp_config* cfg, int nr_nodes); /* at init: no syscalls */
+void tp_stats_setup(const struct tp_config* cfg, int nr_nodes);    /* constructor: memfd */
 void tp_stats_add(const struct tp_decision* d, size_t len, int sign);
 void tp_stats_fallback(void);
 void tp_stats_after_fork_child(void);
@@ -127,12 +132,13 @@ int tp_tierd_class(const char* socket_path, int pid);
 /* ---- state.c: global state and lazy init ---- */
 extern struct tp_config tp_cfg;
 extern struct tp_topology tp_topo;
-extern atomic_int tp_state;             /* 0 uninit, 1 initialising, 2 ready */
-extern atomic_int tp_auto_mode;         /* auto resolved: TP_MODE_FAST/SLOW/LOCAL */
-extern atomic_ullong tp_ratio_bytes[2]; /* [0] slow, [1] fast: ratio bookkeeping */
 void tp_init_slow(void);
 void tp_reinit_for_tests(void); /* re-read the environment (unit tests) */
 const char* tp_warning(void);   /* the start-up warning, "" when none */
+#ifndef __cplusplus
+extern atomic_int tp_state;             /* 0 uninit, 1 initialising, 2 ready */
+extern atomic_int tp_auto_mode;         /* auto resolved: TP_MODE_FAST/SLOW/LOCAL */
+extern atomic_ullong tp_ratio_bytes[2]; /* [0] slow, [1] fast: ratio bookkeeping */
 /* Placement enabled and size in the window (inits lazily). */
 static inline int tp_should_place(size_t size) {
   if (__builtin_expect(atomic_load_explicit(&tp_state, memory_order_acquire) != 2, 0)) {
@@ -141,6 +147,7 @@ static inline int tp_should_place(size_t size) {
   }
   return size >= tp_cfg.min_size && size <= tp_cfg.max_size;
 }
+#endif
 
 /* ---- alloc.c: the allocator API the exported symbols forward to ---- */
 void* tp_malloc(size_t n);
@@ -153,5 +160,9 @@ void* tp_memalign(size_t align, size_t n);
 void* tp_valloc(size_t n);
 void* tp_pvalloc(size_t n);
 size_t tp_malloc_usable_size(void* p);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
