@@ -40,7 +40,7 @@ void* tp_malloc(size_t n) {
 
 void tp_free(void* p) {
   if (p == NULL) return;
-  if (__builtin_expect(tp_is_placed(p), 0)) {
+  if (__builtin_expect(tp_maybe_placed(p), 0) && tp_is_placed(p)) {
     tp_placed_free(p);
     return;
   }
@@ -137,3 +137,23 @@ size_t tp_malloc_usable_size(void* p) {
   if (p == NULL) return 0;
   return tp_is_placed(p) ? tp_placed_usable(p) : glibc_usable(p);
 }
+
+#ifdef TP_EXPORT_SYMBOLS
+/* The exported symbols are aliases of the tp_* entry points (no extra call).
+ * aligned_alloc is memalign, as in glibc 2.36 (same address in libc.so.6);
+ * cfree is still bound by old binaries as cfree@GLIBC_2.2.5. */
+#define TP_ALIAS(name, target) \
+  extern __typeof__(target) name __attribute__((alias(#target), visibility("default")))
+TP_ALIAS(malloc, tp_malloc);
+TP_ALIAS(free, tp_free);
+TP_ALIAS(cfree, tp_free);
+TP_ALIAS(calloc, tp_calloc);
+TP_ALIAS(realloc, tp_realloc);
+TP_ALIAS(reallocarray, tp_reallocarray);
+TP_ALIAS(posix_memalign, tp_posix_memalign);
+TP_ALIAS(aligned_alloc, tp_memalign);
+TP_ALIAS(memalign, tp_memalign);
+TP_ALIAS(valloc, tp_valloc);
+TP_ALIAS(pvalloc, tp_pvalloc);
+TP_ALIAS(malloc_usable_size, tp_malloc_usable_size);
+#endif

@@ -20,6 +20,7 @@ struct tp_topology tp_topo;
 atomic_int tp_state;
 atomic_int tp_auto_mode = TP_MODE_LOCAL;
 atomic_ullong tp_ratio_bytes[2];
+size_t tp_place_min; /* see tp_should_place() */
 
 static char warning[512];
 static int init_pid;
@@ -84,6 +85,15 @@ void tp_init_slow(void) {
   if (tp_cfg.mode != TP_MODE_OFF) tp_stats_identify(&tp_cfg, tp_topo.nr_nodes);
   init_pid = getpid();
   atomic_store_explicit(&tp_state, 2, memory_order_release);
+  __atomic_store_n(&tp_place_min, tp_cfg.min_size, __ATOMIC_RELEASE);
+}
+
+int tp_should_place_slow(size_t size) {
+  if (atomic_load_explicit(&tp_state, memory_order_acquire) != 2) {
+    tp_init_slow();
+    if (atomic_load_explicit(&tp_state, memory_order_acquire) != 2) return 0;
+  }
+  return size >= tp_cfg.min_size && size <= tp_cfg.max_size;
 }
 
 /* Test seam: forget the configuration so the next allocation reads the
@@ -91,6 +101,7 @@ void tp_init_slow(void) {
 void tp_reinit_for_tests(void) {
   warning[0] = '\0';
   memset(&tp_topo, 0, sizeof tp_topo);
+  tp_place_min = 0;
   atomic_store(&tp_state, 0);
   tp_init_slow();
 }

@@ -114,6 +114,13 @@ void tp_placed_free(void* p);
 void* tp_placed_realloc(void* p, size_t size); /* stays placed */
 size_t tp_placed_usable(const void* p);
 int tp_is_placed(const void* p);
+/* The inline first half of tp_is_placed(): bit 3 of the word at p-8 is never
+ * set in a glibc chunk header (placed.c), so small frees stop here. */
+static inline int tp_maybe_placed(const void* p) {
+  size_t word;
+  __builtin_memcpy(&word, (const char*)p - sizeof word, sizeof word);
+  return (word & 8) != 0;
+}
 
 /* ---- stats.c ---- */
 void tp_stats_identify(const struct tp_config* cfg, int nr_nodes); /* at init: no syscalls */
@@ -139,13 +146,14 @@ const char* tp_warning(void);   /* the start-up warning, "" when none */
 extern atomic_int tp_state;             /* 0 uninit, 1 initialising, 2 ready */
 extern atomic_int tp_auto_mode;         /* auto resolved: TP_MODE_FAST/SLOW/LOCAL */
 extern atomic_ullong tp_ratio_bytes[2]; /* [0] slow, [1] fast: ratio bookkeeping */
-/* Placement enabled and size in the window (inits lazily). */
+/* The smallest size placed; 0 until initialised so that the first call takes
+ * the slow path, SIZE_MAX when placement is off. One load and one compare on
+ * the small-allocation path. */
+extern size_t tp_place_min;
+int tp_should_place_slow(size_t size);
 static inline int tp_should_place(size_t size) {
-  if (__builtin_expect(atomic_load_explicit(&tp_state, memory_order_acquire) != 2, 0)) {
-    tp_init_slow();
-    if (atomic_load_explicit(&tp_state, memory_order_acquire) != 2) return 0;
-  }
-  return size >= tp_cfg.min_size && size <= tp_cfg.max_size;
+  if (__builtin_expect(size < tp_place_min, 1)) return 0;
+  return tp_should_place_slow(size);
 }
 #endif
 
