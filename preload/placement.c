@@ -167,15 +167,24 @@ int tp_apply(void* addr, size_t len, const struct tp_decision* d) {
   }
 }
 
+/* Striped runs summed per node: one callback per node, so an allocation
+ * counts once on each node it spans. */
 struct split_ctx {
-  void (*cb)(int node, size_t bytes, void* arg);
-  void* arg;
+  int nodes[TP_MAX_STRIPE];
+  size_t bytes[TP_MAX_STRIPE];
+  int k;
 };
 
 static int split_run(int node, size_t off, size_t bytes, void* arg) {
   (void)off;
   struct split_ctx* ctx = arg;
-  ctx->cb(node, bytes, ctx->arg);
+  int i = 0;
+  while (i < ctx->k && ctx->nodes[i] != node) ++i;
+  if (i == ctx->k) {
+    ctx->nodes[ctx->k++] = node;
+    ctx->bytes[i] = 0;
+  }
+  ctx->bytes[i] += bytes;
   return 0;
 }
 
@@ -202,8 +211,10 @@ void tp_split(size_t len, const struct tp_decision* d,
       }
       break;
     case TP_KIND_STRIPE: {
-      struct split_ctx ctx = {cb, arg};
+      struct split_ctx ctx;
+      ctx.k = 0;
       stripe_walk(len, split_run, &ctx);
+      for (int i = 0; i < ctx.k; ++i) cb(ctx.nodes[i], ctx.bytes[i], arg);
       break;
     }
     default:

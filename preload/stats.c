@@ -6,12 +6,19 @@
  * every counter back exactly. */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "tp_internal.h"
 #include "tp_stats_layout.h"
+
+/* cli/preload_stats.cpp reads these offsets from outside the process. */
+_Static_assert(offsetof(struct tp_stats_shared, policy) == 24, "stats layout");
+_Static_assert(offsetof(struct tp_stats_shared, fallbacks) == 88, "stats layout");
+_Static_assert(offsetof(struct tp_stats_shared, node) == 104, "stats layout");
+_Static_assert(sizeof(struct tp_stats_node) == 32, "stats layout");
 
 #define SHARED_SIZE(n) (sizeof(struct tp_stats_shared) + (size_t)(n) * sizeof(struct tp_stats_node))
 

@@ -8,6 +8,8 @@ set(TIER_PRELOAD_TEST_DEFS
   TIER_PRELOAD_PROBE="$<TARGET_FILE:preload_probe>"
   TIER_PRELOAD_STRESS="$<TARGET_FILE:preload_stress>"
   TIER_PRELOAD_STRESS_CORE="$<TARGET_FILE:preload_stress_core>"
+  TIER_PRELOAD_HOLD="$<TARGET_FILE:tier-alloc-hold>"
+  TIER_TIERCTL="$<TARGET_FILE:tierctl>"
   TIER_PRELOAD_SCRIPTS="${PROJECT_SOURCE_DIR}/tests/preload")
 
 tier_unit_test(preload_core_test unit/preload_core_test.cpp $<TARGET_OBJECTS:preload_checks>)
@@ -17,5 +19,5 @@ add_dependencies(preload_core_test preload_stress_core)
 
 tier_unit_test(preload_test unit/preload_test.cpp)
 target_compile_definitions(preload_test PRIVATE ${TIER_PRELOAD_TEST_DEFS})
-add_dependencies(preload_test tierpreload preload_probe preload_stress)
+add_dependencies(preload_test tierpreload preload_probe preload_stress tier-alloc-hold tierctl)
 target_include_directories(preload_core_test PRIVATE ${PROJECT_SOURCE_DIR}/tests/preload)

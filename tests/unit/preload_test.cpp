@@ -5,8 +5,11 @@
 #include <gtest/gtest.h>
 #include <numaif.h>
 
+#include <boost/json.hpp>
+#include <chrono>
 #include <regex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "test_support.hpp"
@@ -107,6 +110,38 @@ TEST(PreloadRealPrograms, IdenticalOutputWithAndWithoutTheLibrary) {
       {std::string(TIER_PRELOAD_SCRIPTS) + "/real_programs.sh", TIER_PRELOAD_LIB});
   if (r.exit_code == 77) GTEST_SKIP() << r.out;
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
+// A process holding 64 MiB placed in 4 blocks, seen from outside.
+TEST(PreloadTierctlStats, PidShowsBytesPlacedPerNode) {
+  tier::test::Process hold({"env", std::string("LD_PRELOAD=") + TIER_PRELOAD_LIB,
+                            "TIER_PRELOAD_POLICY=nodes:0", TIER_PRELOAD_HOLD, "64", "4"});
+  for (int i = 0; i < 200 && hold.out_so_far().find("\"pid\"") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_NE(hold.out_so_far().find("\"pid\""), std::string::npos) << hold.err_so_far();
+  const std::string pid = std::to_string(hold.pid());
+  CommandResult json = tier::test::run_command({TIER_TIERCTL, "stats", "--pid", pid, "--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto doc = boost::json::parse(json.out).as_object();
+  ASSERT_TRUE(doc.contains("preload")) << json.out;
+  const auto& preload = doc.at("preload").as_object();
+  EXPECT_EQ(preload.at("policy").as_string(), "nodes:0");
+  const auto& node0 = preload.at("nodes").as_array().at(0).as_object();
+  EXPECT_EQ(node0.at("node").as_int64(), 0);
+  EXPECT_GE(node0.at("bytes").as_int64(), 64 << 20);
+  EXPECT_EQ(node0.at("count").as_int64(), 4);
+  CommandResult text = tier::test::run_command({TIER_TIERCTL, "stats", "--pid", pid});
+  EXPECT_NE(text.out.find("libtierpreload (policy nodes:0): placed now\n    node 0: 64"),
+            std::string::npos)
+      << text.out;
+  hold.signal(SIGTERM);
+  CommandResult done = hold.wait();
+  EXPECT_EQ(done.exit_code, 0) << done.err;
+  EXPECT_NE(done.out.find("\"bad_pages\":0"), std::string::npos) << done.out;
+  // Without the library: no section.
+  CommandResult self =
+      tier::test::run_command({TIER_TIERCTL, "stats", "--pid", std::to_string(getpid()), "--json"});
+  EXPECT_EQ(self.out.find("\"preload\":"), std::string::npos) << self.out;
 }
 
 }  // namespace
