@@ -8,7 +8,10 @@ says, checked from outside with `tierctl stats --pid --json`:
 - `weighted:0=3,2=1`: residency on node 2 is a quarter of the buffer (±5%) and
   node 0 holds at least the other three quarters; the library's own split is
   3:1 ±5%.
-In both runs tier-alloc-hold verified every page and exited 0."""
+- `auto` with tierd running (paused) and the process registered as
+  `offline` by `tierctl run --class offline`: the library's start line says
+  tierd answered `slow`, and the buffer is on nodes 2/3 as for `slow`.
+In every run tier-alloc-hold verified every page and exited 0."""
 import json
 import os
 import sys
@@ -48,19 +51,24 @@ def check_exit(c, tag):
         c.fail("%s: tier-alloc-hold did not verify its pages: %s" % (tag, c.file(tag + ".out")[:300]))
 
 
-def main():
-    c = vmcheck.Check("preload_place")
-    doc = load(c, "slow")
+def check_slow(c, tag):
+    """The whole buffer on the slow tier, by the kernel and by the library."""
+    doc = load(c, tag)
     if doc:
         res = residency(doc)
         slow = res.get(2, 0) + res.get(3, 0)
         if slow < BUFFER:
-            c.fail("slow: %d MiB on nodes 2/3, want >= 256 (residency %s)" % (slow // MIB, res))
-        lib = placed(c, "slow", doc)
+            c.fail("%s: %d MiB on nodes 2/3, want >= 256 (residency %s)" % (tag, slow // MIB, res))
+        lib = placed(c, tag, doc)
         if lib.get(2, 0) < BUFFER:
-            c.fail("slow: the library reports %s, want >= 256 MiB on node 2" % lib)
-        c.note("slow: residency %s MiB" % {n: b // MIB for n, b in sorted(res.items())})
-    check_exit(c, "slow")
+            c.fail("%s: the library reports %s, want >= 256 MiB on node 2" % (tag, lib))
+        c.note("%s: residency %s MiB" % (tag, {n: b // MIB for n, b in sorted(res.items())}))
+    check_exit(c, tag)
+
+
+def main():
+    c = vmcheck.Check("preload_place")
+    check_slow(c, "slow")
 
     doc = load(c, "weighted")
     if doc:
@@ -76,6 +84,13 @@ def main():
             c.fail("weighted: the library reports nothing on node 2: %s" % lib)
         c.note("weighted: residency %s MiB" % {n: b // MIB for n, b in sorted(res.items())})
     check_exit(c, "weighted")
+
+    if os.path.exists(os.path.join(c.dir, "auto.skipped")):
+        c.note("auto: not run (%s)" % c.file("auto.skipped").strip())
+    else:
+        if "(tierd: slow)" not in c.file("auto.err"):
+            c.fail("auto: the library did not get 'offline' from tierd: %s" % c.file("auto.err")[:400])
+        check_slow(c, "auto")
     c.finish()
 
 

@@ -7,15 +7,21 @@
 # gives the residency per node (from the kernel) and the library's own
 # per-node bytes; then tier-alloc-hold checks every page. preload_place.check.py
 # asserts: all 256 MiB on the slow tier (nodes 2/3) for (1), a 3:1 split
-# between nodes 0 and 2 (±5%) for (2).
+# between nodes 0 and 2 (±5%) for (2). (3) `auto` with tierd running (paused,
+# so it moves nothing itself): `tierctl run --class offline` registers the
+# process before exec, the library asks tierd for its class and puts the
+# buffer on the slow tier.
 echo 0 >/proc/sys/kernel/numa_balancing
 trap 'for j in $(jobs -p); do kill $j 2>/dev/null; done' EXIT
 if [ ! -f /opt/tier/lib/libtierpreload.so ]; then
   echo "libtierpreload.so not in the guest: not built yet" >&2
   exit 127
 fi
-place() { # TAG POLICY
-  tierctl run -N 0 --preload "$2" -- tier-alloc-hold 256 >"$1.out" 2>"$1.err" &
+# place TAG POLICY; GLOBAL and RUN: more tierctl / tierctl run options (words).
+GLOBAL= RUN=
+place() {
+  # shellcheck disable=SC2086 # word lists
+  tierctl $GLOBAL run $RUN -N 0 --preload "$2" -- tier-alloc-hold 256 >"$1.out" 2>"$1.err" &
   p=$!
   i=0
   until grep -q '"pid"' "$1.out" 2>/dev/null; do
@@ -33,3 +39,16 @@ place() { # TAG POLICY
 }
 place slow slow
 place weighted weighted:0=3,2=1
+if command -v tierd >/dev/null; then
+  . /vm/tierd.sh
+  SOCK=$PWD/tierd.sock
+  printf '[daemon]\nepoch_ms = 200\n' >tierd.toml
+  start_tierd tierd.toml "$SOCK"
+  tierctl --socket "$SOCK" pause >/dev/null
+  GLOBAL="--socket $SOCK" RUN="--class offline"
+  export TIER_PRELOAD_SOCKET="$SOCK" TIER_PRELOAD_LOG=1
+  place auto auto
+  stop_tierd
+else
+  echo "no tierd in the guest: auto not run" >auto.skipped
+fi
