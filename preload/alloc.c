@@ -6,6 +6,18 @@
 
 #include "tp_internal.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+/* Only tierpreload_core in the ASan build (tests): ASan owns the heap and
+ * intercepts __libc_memalign, so there the small path is ASan's allocator
+ * (its public names) and its own usable size. The library itself is never
+ * sanitized and always takes the __libc_* path below. */
+#include <malloc.h>
+#include <stdlib.h>
+#define SMALL(name) name
+static size_t small_usable(const void* p) {
+  return malloc_usable_size((void*)(uintptr_t)p);
+}
+#else
 extern void* __libc_malloc(size_t);
 extern void __libc_free(void*);
 extern void* __libc_calloc(size_t, size_t);
@@ -13,18 +25,20 @@ extern void* __libc_realloc(void*, size_t);
 extern void* __libc_memalign(size_t, size_t);
 extern void* __libc_valloc(size_t);
 extern void* __libc_pvalloc(size_t);
-
-#define PAGE 4096UL
+#define SMALL(name) __libc_##name
 
 /* glibc's usable size from its chunk header (malloc.c musable(): size field
  * at p-8, flags in bits 0-2, mmapped chunks carry a 16-byte header). Used to
  * copy a glibc block into a placed one without a symbol lookup. */
-static size_t glibc_usable(const void* p) {
+static size_t small_usable(const void* p) {
   size_t word;
   memcpy(&word, (const char*)p - sizeof word, sizeof word);
   const size_t chunk = word & ~(size_t)7;
   return (word & 2) ? chunk - 2 * sizeof(size_t) : chunk - sizeof(size_t);
 }
+#endif
+
+#define PAGE 4096UL
 
 static int strict(void) {
   return tp_cfg.strict == TP_STRICT_STRICT;
@@ -35,7 +49,7 @@ void* tp_malloc(size_t n) {
     void* p = tp_placed_alloc(n, 16);
     if (p != NULL || strict()) return p;
   }
-  return __libc_malloc(n);
+  return SMALL(malloc)(n);
 }
 
 void tp_free(void* p) {
@@ -44,7 +58,7 @@ void tp_free(void* p) {
     tp_placed_free(p);
     return;
   }
-  __libc_free(p);
+  SMALL(free)(p);
 }
 
 void* tp_calloc(size_t n, size_t m) {
@@ -57,7 +71,7 @@ void* tp_calloc(size_t n, size_t m) {
     void* p = tp_placed_alloc(total, 16); /* fresh anonymous pages are zero */
     if (p != NULL || strict()) return p;
   }
-  return __libc_calloc(n, m);
+  return SMALL(calloc)(n, m);
 }
 
 static void* move_block(void* old, size_t old_usable, void* fresh, size_t n) {
@@ -75,13 +89,13 @@ void* tp_realloc(void* p, size_t n) {
       return NULL;
     }
     if (tp_should_place(n)) return tp_placed_realloc(p, n);
-    return move_block(p, tp_placed_usable(p), __libc_malloc(n), n);
+    return move_block(p, tp_placed_usable(p), SMALL(malloc)(n), n);
   }
   if (n != 0 && tp_should_place(n)) {
     void* fresh = tp_placed_alloc(n, 16);
-    if (fresh != NULL || strict()) return move_block(p, glibc_usable(p), fresh, n);
+    if (fresh != NULL || strict()) return move_block(p, small_usable(p), fresh, n);
   }
-  return __libc_realloc(p, n);
+  return SMALL(realloc)(p, n);
 }
 
 void* tp_reallocarray(void* p, size_t n, size_t m) {
@@ -105,7 +119,7 @@ void* tp_memalign(size_t align, size_t n) {
     void* p = tp_placed_alloc(n, align);
     if (p != NULL || strict()) return p;
   }
-  return __libc_memalign(align, n);
+  return SMALL(memalign)(align, n);
 }
 
 int tp_posix_memalign(void** out, size_t align, size_t n) {
@@ -120,7 +134,7 @@ int tp_posix_memalign(void** out, size_t align, size_t n) {
 
 void* tp_valloc(size_t n) {
   if (tp_should_place(n)) return tp_memalign(PAGE, n);
-  return __libc_valloc(n);
+  return SMALL(valloc)(n);
 }
 
 void* tp_pvalloc(size_t n) {
@@ -130,12 +144,12 @@ void* tp_pvalloc(size_t n) {
   }
   const size_t rounded = n == 0 ? PAGE : (n + PAGE - 1) & ~(PAGE - 1);
   if (tp_should_place(rounded)) return tp_memalign(PAGE, rounded);
-  return __libc_pvalloc(n);
+  return SMALL(pvalloc)(n);
 }
 
 size_t tp_malloc_usable_size(void* p) {
   if (p == NULL) return 0;
-  return tp_is_placed(p) ? tp_placed_usable(p) : glibc_usable(p);
+  return tp_is_placed(p) ? tp_placed_usable(p) : small_usable(p);
 }
 
 #ifdef TP_EXPORT_SYMBOLS

@@ -34,7 +34,7 @@ static inline uintptr_t align_up(uintptr_t v, uintptr_t a) {
   return (v + a - 1) & ~(a - 1);
 }
 
-int tp_is_placed(const void* p) {
+TP_NO_ASAN int tp_is_placed(const void* p) {
   uint64_t tag;
   memcpy(&tag, (const char*)p - sizeof tag, sizeof tag);
   if (__builtin_expect((tag & 8) == 0, 1)) return 0;
