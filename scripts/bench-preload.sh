@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # libtierpreload against glibc alone, jemalloc and mimalloc (Debian .so's via
 # LD_PRELOAD), all in one run: small malloc/free pairs (16-512 B, 1 and 2
-# threads, Mops/s, median of 3) and large allocations (ns per malloc+touch+free).
+# threads, Mops/s) and large allocations (ns per malloc+touch+free); each
+# figure is the median of 5 rounds, every round running all allocators in
+# turn (so a slow spell of this shared VM hits them all alike).
 # Usage: scripts/bench-preload.sh [BUILD_DIR]   (prints a markdown table)
 set -euo pipefail
 build=${1:-build}
@@ -14,7 +16,7 @@ declare -A preload=([glibc]="" [glibc-mmap]="" [tierpreload]="$ours" [jemalloc]=
 # glibc's own mmap path for the large sizes, the fair baseline for placed ones.
 order=(glibc glibc-mmap tierpreload jemalloc mimalloc)
 
-median3() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
+median() { printf '%s\n' "$@" | sort -g | sed -n "$((($# + 1) / 2))p"; }
 run() { # allocator, args...
   local who=$1
   shift
@@ -26,21 +28,27 @@ run() { # allocator, args...
 
 echo "| workload | $(printf "%s | " "${order[@]}")tierpreload / baseline |"
 echo "|---|---|---|---|---|---|---|"
-for threads in 1 2; do
-  declare -A fig=()
-  for who in "${order[@]}"; do
-    fig[$who]=$(median3 "$(run "$who" small "$threads")" "$(run "$who" small "$threads")" \
-      "$(run "$who" small "$threads")")
+# measure ARGS...: fig[allocator] = median over 5 interleaved rounds.
+measure() {
+  local -A all=()
+  local round who
+  for round in 1 2 3 4 5; do
+    for who in "${order[@]}"; do all[$who]+="$(run "$who" "$@") "; done
   done
+  for who in "${order[@]}"; do
+    # shellcheck disable=SC2086 # the figures are words
+    fig[$who]=$(median ${all[$who]})
+  done
+}
+
+declare -A fig=()
+for threads in 1 2; do
+  measure small "$threads"
   ratio=$(echo "scale=3; ${fig[tierpreload]} / ${fig[glibc]}" | bc)
   echo "| small 16-512 B, $threads thread(s), Mops/s (baseline glibc) | ${fig[glibc]} | ${fig[glibc-mmap]} | ${fig[tierpreload]} | ${fig[jemalloc]} | ${fig[mimalloc]} | $ratio |"
 done
 for bytes in 1048576 4194304 16777216 67108864; do
-  declare -A fig=()
-  for who in "${order[@]}"; do
-    fig[$who]=$(median3 "$(run "$who" large "$bytes")" "$(run "$who" large "$bytes")" \
-      "$(run "$who" large "$bytes")")
-  done
+  measure large "$bytes"
   ratio=$(echo "scale=2; ${fig[tierpreload]} / ${fig[glibc-mmap]}" | bc)
   echo "| large $((bytes >> 20)) MiB, ns per alloc+touch+free (baseline glibc-mmap) | ${fig[glibc]} | ${fig[glibc-mmap]} | ${fig[tierpreload]} | ${fig[jemalloc]} | ${fig[mimalloc]} | $ratio |"
 done
