@@ -14,6 +14,7 @@
 #include <boost/json.hpp>
 
 #include "command.hpp"
+#include "preload_stats.hpp"
 #include "tier/node_usage.hpp"
 #include "tier/residency.hpp"
 
@@ -169,16 +170,20 @@ int show_processes(const GlobalOptions& global, const StatsOptions& options,
       continue;
     }
     auto comm = root.read("/proc/" + std::to_string(pid) + "/comm").value_or("");
+    boost::json::object doc;
     if (options.json) {
-      boost::json::object doc = process_json(report, topo);
+      doc = process_json(report, topo);
       doc["comm"] = comm;
+    } else {
+      print_process(std::cout, report, topo, comm);
+    }
+    report_preload_stats(root, pid, options.json ? &doc : nullptr, std::cout);
+    if (options.json) {
       if (options.pid) {
         std::cout << boost::json::serialize(doc) << "\n";
       } else {
         processes.push_back(std::move(doc));
       }
-    } else {
-      print_process(std::cout, report, topo, comm);
     }
   }
   if (options.json && !options.pid) {

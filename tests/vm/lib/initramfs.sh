@@ -104,6 +104,11 @@ build_initramfs() {
       fi
     done
   done < <(grep -v '^\s*\(#\|$\)' "$VM_DIR/programs.txt")
+  # libtierpreload.so is loaded with LD_PRELOAD, linked by no program: put it
+  # where `tierctl run --preload` looks (<bindir>/../lib).
+  if [[ -f $BUILD/lib/libtierpreload.so ]]; then
+    copy_with_libs "$root" "$BUILD/lib/libtierpreload.so" "opt/tier/lib/libtierpreload.so"
+  fi
   # Host tools the mode needs in the guest (e.g. ndctl).
   for tool in $MODE_TOOLS; do
     bin=$(command -v "$tool") || die "mode $mode needs '$tool' on the host"
