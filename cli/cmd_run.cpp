@@ -115,6 +115,8 @@ int launch(const GlobalOptions& global, const RunCli& cli, const TopologyLoader&
     if (request.preload) {
       env = run::preload_environment(run::preload_search_dirs(own_bindir()), *request.preload,
                                      std::getenv("LD_PRELOAD"));
+      // `auto` asks tierd for the class: the same tierd this launcher talks to.
+      env.emplace_back("TIER_PRELOAD_SOCKET", global.socket);
     }
     run::check_executable(plan.command.front());
     const bool registered = register_with_tierd(global, plan, cli.verbose);

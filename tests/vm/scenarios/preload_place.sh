@@ -46,7 +46,7 @@ if command -v tierd >/dev/null; then
   start_tierd tierd.toml "$SOCK"
   tierctl --socket "$SOCK" pause >/dev/null
   GLOBAL="--socket $SOCK" RUN="--class offline"
-  export TIER_PRELOAD_SOCKET="$SOCK" TIER_PRELOAD_LOG=1
+  export TIER_PRELOAD_LOG=1  # the socket: tierctl run passes the one it uses
   place auto auto
   stop_tierd
 else
