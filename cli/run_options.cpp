@@ -1,6 +1,8 @@
 // `tierctl run` flags → RunPlan (see run_options.hpp).
 #include "run_options.hpp"
 
+#include "tp_internal.h"
+
 #include <algorithm>
 #include <charconv>
 #include <string_view>
@@ -278,6 +280,17 @@ std::vector<fs::path> preload_search_dirs(const fs::path& bindir) {
 std::vector<std::pair<std::string, std::string>> preload_environment(
     const std::vector<fs::path>& dirs, const std::string& policy, const char* existing_ld_preload) {
   if (policy.empty()) throw RunUsageError("--preload: empty POLICY");
+  // The library would warn and run on plain glibc; the launcher can still
+  // refuse, with the library's own parser and words.
+  tp_config config;
+  char why[256];
+  if (tp_parse_config(policy.c_str(), nullptr, nullptr, nullptr, nullptr, &config, why,
+                      sizeof why) != 0) {
+    std::string text = why;
+    const std::string prefix = "TIER_PRELOAD_POLICY='" + policy + "': ";
+    if (text.rfind(prefix, 0) == 0) text.erase(0, prefix.size());
+    throw RunUsageError("--preload " + policy + ": " + text);
+  }
   std::string looked;
   for (const fs::path& dir : dirs) {
     const fs::path library = dir / "libtierpreload.so";

@@ -329,12 +329,27 @@ TEST(RunPreload, FoundNextToTheBinaryAndPrependedToLdPreload) {
   fs::create_directories(prefix.path() / "lib64");
   tier::test::write_text_file(prefix.path() / "lib64" / "libtierpreload.so", "");
   const auto dirs = preload_search_dirs(prefix.path() / "bin");
-  const auto env = preload_environment(dirs, "hot", "/lib/other.so");
+  const auto env = preload_environment(dirs, "weighted:0=3,2=1", "/lib/other.so");
   const std::string library = (prefix.path() / "lib64" / "libtierpreload.so").string();
   ASSERT_EQ(env.size(), 2u);
   EXPECT_EQ(env[0], std::make_pair(std::string("LD_PRELOAD"), library + " /lib/other.so"));
-  EXPECT_EQ(env[1], std::make_pair(std::string("TIER_PRELOAD_POLICY"), std::string("hot")));
-  EXPECT_EQ(preload_environment(dirs, "hot", nullptr)[0].second, library);
+  EXPECT_EQ(env[1],
+            std::make_pair(std::string("TIER_PRELOAD_POLICY"), std::string("weighted:0=3,2=1")));
+  EXPECT_EQ(preload_environment(dirs, "slow", nullptr)[0].second, library);
+}
+
+// What the library would refuse (and run on plain glibc with a warning) the
+// launcher refuses before starting anything, in the library's own words.
+TEST(RunPreload, APolicyTheLibraryWouldRefuseIsAUsageError) {
+  for (const char* bad : {"hot", "nodes:", "weighted:0=0", "ratio:1"}) {
+    try {
+      preload_environment({}, bad, nullptr);
+      FAIL() << bad << " accepted";
+    } catch (const RunUsageError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(std::string("--preload ") + bad + ": expected", 0), 0u)
+          << e.what();
+    }
+  }
 }
 
 TEST(RunPreload, MissingLibraryNamesEveryPlaceLookedIn) {
@@ -343,10 +358,10 @@ TEST(RunPreload, MissingLibraryNamesEveryPlaceLookedIn) {
   fs::create_directories(prefix.path() / "lib");
   fs::create_directories(prefix.path() / "lib64");
   try {
-    preload_environment(preload_search_dirs(prefix.path() / "bin"), "hot", nullptr);
+    preload_environment(preload_search_dirs(prefix.path() / "bin"), "slow", nullptr);
     FAIL() << "no library installed";
   } catch (const RunUsageError& e) {
-    EXPECT_EQ(std::string(e.what()), "--preload hot: libtierpreload.so not found (looked in: " +
+    EXPECT_EQ(std::string(e.what()), "--preload slow: libtierpreload.so not found (looked in: " +
                                          (prefix.path() / "lib").string() + ", " +
                                          (prefix.path() / "lib64").string() + ")");
   }

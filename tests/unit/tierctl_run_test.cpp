@@ -157,7 +157,8 @@ INSTANTIATE_TEST_SUITE_P(
         UsageCase{{"--pool", "exclusive:x", "true"}, "--pool 'exclusive:x'"},
         UsageCase{{"--class", "batch", "true"}, "--class 'batch': expected online or offline"},
         UsageCase{{"--near", "x", "--membind", "0", "true"}, "--near x conflicts with --membind 0"},
-        UsageCase{{"--preload", "hot", "true"}, "libtierpreload.so not found (looked in: "}));
+        UsageCase{{"--preload", "hot", "true"},
+                  "--preload hot: expected local|fast|slow|auto|nodes:LIST"}));
 
 TEST(TierctlRun, OptionsThatNeedTierdFailWithoutIt) {
   for (const auto& [flag, value] :
