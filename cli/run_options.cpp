@@ -139,6 +139,18 @@ bool validate_pool(const std::string& pool) {
   throw RunUsageError("--pool '" + pool + "': expected shared, numa:N, immovable:K or exclusive:K");
 }
 
+/// immovable:K / exclusive:K asking for more CPUs than tierctl may run on
+/// is bad input, not a conflict for tierd to refuse (exit 2, nothing sent).
+void check_claim_fits(const std::string& pool, const Machine& machine) {
+  const std::size_t colon = pool.find(':');
+  const std::optional<unsigned> k = parse_unsigned(std::string_view(pool).substr(colon + 1));
+  const Machine::Parsed all = machine.parse_cpus("all");
+  if (!k || !all.ids || *k <= all.ids->size()) return;
+  throw RunUsageError("--pool '" + pool + "': " + std::to_string(*k) + " CPUs asked, " +
+                      std::to_string(all.ids->size()) + " exist here (CPUs " +
+                      all.ids->to_string() + ")");
+}
+
 void reject_with_binds(const RunRequest& request, const std::string& option, const char* why) {
   if (request.binds.empty()) return;
   throw RunUsageError(option + " conflicts with " + spelled(request.binds.front()) + ": " + why);
@@ -221,7 +233,10 @@ RunPlan make_plan(const RunRequest& request, const Machine& machine,
   }
   if (request.pool) {
     const std::string option = "--pool " + *request.pool;
-    if (validate_pool(*request.pool)) plan.needs_daemon.push_back(option);
+    if (validate_pool(*request.pool)) {
+      plan.needs_daemon.push_back(option);
+      check_claim_fits(*request.pool, machine);
+    }
     if (const std::optional<unsigned> node = parse_pool_numa(*request.pool)) {
       reject_with_binds(request, option, "a numa pool binds CPUs and memory itself");
       if (request.near) {

@@ -155,6 +155,8 @@ INSTANTIATE_TEST_SUITE_P(
         UsageCase{{"--membind", "0"}, "missing CMD"}, UsageCase{{"--bogus", "true"}, "--bogus"},
         UsageCase{{"--near", "no-such-device", "true"}, "--near 'no-such-device': no such device"},
         UsageCase{{"--pool", "exclusive:x", "true"}, "--pool 'exclusive:x'"},
+        UsageCase{{"--pool", "exclusive:4097", "true"},
+                  "--pool 'exclusive:4097': 4097 CPUs asked, "},
         UsageCase{{"--class", "batch", "true"}, "--class 'batch': expected online or offline"},
         UsageCase{{"--near", "x", "--membind", "0", "true"}, "--near x conflicts with --membind 0"},
         UsageCase{{"--preload", "hot", "true"},
@@ -282,11 +284,12 @@ TEST_F(TierctlRunWithTierd, WithoutOptionsOnlyThePidAndTheCommandsNameAreSent) {
 }
 
 TEST_F(TierctlRunWithTierd, ARefusalFailsWithTierdsMessageAndRunsNothing) {
-  script_registration(tierd_, "unknown pool 'exclusive:9'");
+  script_registration(tierd_, "exclusive:1: would leave the shared pool empty");
   const fs::path marker = dir_.path() / "ran";
-  const CommandResult r = run({"--pool", "exclusive:9", "touch", marker.string()});
+  const CommandResult r = run({"--pool", "exclusive:1", "touch", marker.string()});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("unknown pool 'exclusive:9'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("exclusive:1: would leave the shared pool empty"), std::string::npos)
+      << r.err;
   EXPECT_FALSE(fs::exists(marker));
 }
 
