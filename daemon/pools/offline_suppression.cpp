@@ -11,15 +11,6 @@ namespace {
 
 constexpr double kMB = 1e6;  // churn limits are in MB/s, like the migration budgets
 
-// The metric label of one of suppression_tick()'s trigger lines.
-std::string trigger_kind(const std::string& trigger) {
-  if (trigger.rfind("online CPU", 0) == 0) return "online_cpu";
-  if (trigger.rfind("online fast share", 0) == 0) return "fast_share";
-  if (trigger.rfind("fast node free", 0) == 0) return "fast_free";
-  if (trigger.rfind("churn", 0) == 0) return "churn";
-  return "other";
-}
-
 }  // namespace
 
 std::optional<FastNodeFree> tightest_fast_node(const tier::Topology& topology,
@@ -85,7 +76,7 @@ const tier::policy::SuppressionDecision& OfflineSuppression::tick(double now_s,
   }
   pool_cpus_ = in.offline_pool_cpus;
   decision_ = tier::policy::suppression_tick(config_, in.offline_pool_cpus, signals, state_);
-  for (const std::string& trigger : decision_.triggers) ++trigger_epochs_[trigger_kind(trigger)];
+  for (const std::string& kind : decision_.trigger_kinds) ++trigger_epochs_[kind];
   if (decision_.action) {
     ++actions_;
     last_action_ = *decision_.action;

@@ -31,6 +31,13 @@ std::string sanitize(std::string_view text) {
   return name;
 }
 
+using WorkloadIndex = std::map<std::string, const Workload*>;
+WorkloadIndex index_by_id(const std::vector<Workload>& workloads) {
+  WorkloadIndex by_id;
+  for (const Workload& workload : workloads) by_id[workload.id] = &workload;
+  return by_id;
+}
+
 bool is_process_workload(const Workload& workload) {
   return workload.pid.has_value();
 }
@@ -169,8 +176,7 @@ std::vector<std::string> PoolManager::realise(const std::vector<Workload>& workl
     }
     return target;
   };
-  std::map<std::string, const Workload*> by_id;
-  for (const Workload& workload : workloads) by_id[workload.id] = &workload;
+  const WorkloadIndex by_id = index_by_id(workloads);
   std::map<std::string, CpusetTarget> groups;
   std::map<std::string, std::string> wanted_group;
   std::map<std::string, CpusetTarget> foreign;  // cgroup workload's directory -> target
@@ -336,8 +342,7 @@ const Assignment* PoolManager::assignment(const std::string& workload_id) const 
 
 std::vector<PoolFigures> PoolManager::figures(const std::vector<Workload>& workloads,
                                               const PidsOf& pids_of) const {
-  std::map<std::string, const Workload*> by_id;
-  for (const Workload& workload : workloads) by_id[workload.id] = &workload;
+  const WorkloadIndex by_id = index_by_id(workloads);
   std::vector<PoolFigures> out;
   for (const tier::cpu::PoolView& view : layout_.pools) {
     unsigned members = 0;
@@ -353,8 +358,7 @@ std::vector<PoolFigures> PoolManager::figures(const std::vector<Workload>& workl
 
 json::value PoolManager::to_json(const std::vector<Workload>& workloads,
                                  const PidsOf& pids_of) const {
-  std::map<std::string, const Workload*> by_id;
-  for (const Workload& workload : workloads) by_id[workload.id] = &workload;
+  const WorkloadIndex by_id = index_by_id(workloads);
   json::array pools;
   for (const tier::cpu::PoolView& view : layout_.pools) {
     json::array members, ids;

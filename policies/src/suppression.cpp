@@ -49,6 +49,11 @@ std::string join(const std::vector<std::string>& parts, const char* separator) {
 // One tick's triggers and whether every signal is under its restore level.
 struct Evaluation {
   std::vector<std::string> triggers;
+  std::vector<std::string> trigger_kinds;  // one per trigger
+  void trigger(const char* kind, std::string text) {
+    trigger_kinds.emplace_back(kind);
+    triggers.push_back(std::move(text));
+  }
   bool fast_tier_short = false;  // share or free trigger: demote offline first
   bool memory = false;           // any memory trigger (share, free, churn): cut the budget
   bool calm = true;
@@ -57,15 +62,15 @@ struct Evaluation {
 Evaluation evaluate(const SuppressionConfig& config, const SuppressionSignals& s) {
   Evaluation e;
   if (s.online_cpu_use > config.cpu_threshold) {
-    e.triggers.push_back(
-        format("online CPU %.0f%% > %.0f%%", s.online_cpu_use * 100, config.cpu_threshold * 100));
+    e.trigger("online_cpu", format("online CPU %.0f%% > %.0f%%", s.online_cpu_use * 100,
+                                   config.cpu_threshold * 100));
   }
   e.calm = s.online_cpu_use < config.cpu_restore;
 
   if (s.online_fast_share) {
     if (*s.online_fast_share < s.online_fast_share_floor) {
-      e.triggers.push_back(format("online fast share %.2f < floor %.2f", *s.online_fast_share,
-                                  s.online_fast_share_floor));
+      e.trigger("fast_share", format("online fast share %.2f < floor %.2f", *s.online_fast_share,
+                                     s.online_fast_share_floor));
       e.fast_tier_short = true;
     }
     e.calm = e.calm &&
@@ -76,8 +81,8 @@ Evaluation evaluate(const SuppressionConfig& config, const SuppressionSignals& s
     const auto free = static_cast<double>(*s.fast_free_bytes);
     const auto low = static_cast<double>(*s.fast_low_watermark_bytes);
     if (free < low) {
-      e.triggers.push_back(
-          format("fast node free %.0f MiB < low watermark %.0f MiB", free / kMiB, low / kMiB));
+      e.trigger("fast_free", format("fast node free %.0f MiB < low watermark %.0f MiB", free / kMiB,
+                                    low / kMiB));
       e.fast_tier_short = true;
     }
     e.calm = e.calm && free >= low * config.free_restore_factor;
@@ -85,8 +90,8 @@ Evaluation evaluate(const SuppressionConfig& config, const SuppressionSignals& s
 
   if (s.churn_limit_bytes_per_s > 0) {
     if (s.churn_bytes_per_s > s.churn_limit_bytes_per_s) {
-      e.triggers.push_back(format("churn %.0f MB/s > %.0f MB/s", s.churn_bytes_per_s / kMB,
-                                  s.churn_limit_bytes_per_s / kMB));
+      e.trigger("churn", format("churn %.0f MB/s > %.0f MB/s", s.churn_bytes_per_s / kMB,
+                                s.churn_limit_bytes_per_s / kMB));
       e.memory = true;
     }
     e.calm =
@@ -143,6 +148,7 @@ SuppressionDecision suppression_tick(const SuppressionConfig& config, unsigned o
   SuppressionDecision d;
   d.offline_cpus = before;
   d.triggers = e.triggers;
+  d.trigger_kinds = e.trigger_kinds;
   std::vector<std::string> changes;
   if (!e.triggers.empty()) {
     state.calm_since_s.reset();

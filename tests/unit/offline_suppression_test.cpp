@@ -100,6 +100,7 @@ TEST(OfflineSuppression, ChurnIsTheRateOfMovedBytesBetweenEpochs) {
   const tier::policy::SuppressionDecision& d = suppression.tick(10.5, in);
   ASSERT_EQ(d.triggers.size(), 1u);
   EXPECT_EQ(d.triggers[0], "churn 300 MB/s > 200 MB/s");
+  EXPECT_EQ(suppression.trigger_epochs().at("churn"), 1u);
   EXPECT_EQ(d.offline_cpus, 1u);
   EXPECT_FALSE(
       d.demote_offline_first);  // churn cuts budgets; it does not say the fast tier is short

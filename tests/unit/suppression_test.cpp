@@ -56,6 +56,7 @@ TEST(Suppression, OverThresholdShrinksOneStepPerTickDownToTheMinimum) {
   const SuppressionDecision first = c.tick(cpu_at(0, 0.82));
   EXPECT_EQ(first.offline_cpus, 3u);
   EXPECT_EQ(first.triggers, std::vector<std::string>{"online CPU 82% > 65%"});
+  EXPECT_EQ(first.trigger_kinds, std::vector<std::string>{"online_cpu"});
   EXPECT_EQ(first.action, "shrink offline 4 -> 3 CPUs (online CPU 82% > 65%)");
   EXPECT_EQ(c.cpus_after(cpu_at(1, 0.82)), 2u);
   EXPECT_EQ(c.cpus_after(cpu_at(2, 0.82)), 1u);
@@ -145,6 +146,7 @@ struct MemoryCase {
   const char* name;
   SuppressionSignals signals;
   const char* trigger;
+  const char* kind;
   bool demote_offline_first;
 };
 
@@ -179,6 +181,7 @@ TEST_P(MemoryTrigger, AloneShrinksThrottlesAndIsNamed) {
   Controller c(4);
   const SuppressionDecision d = c.tick(m.signals);
   EXPECT_EQ(d.triggers, std::vector<std::string>{m.trigger});
+  EXPECT_EQ(d.trigger_kinds, std::vector<std::string>{m.kind});
   EXPECT_EQ(d.offline_cpus, 3u);
   EXPECT_EQ(d.demote_offline_first, m.demote_offline_first);
   EXPECT_DOUBLE_EQ(d.offline_budget_factor, 0.75 * 0.25);
@@ -192,11 +195,12 @@ TEST_P(MemoryTrigger, AloneShrinksThrottlesAndIsNamed) {
 
 INSTANTIATE_TEST_SUITE_P(
     Signals, MemoryTrigger,
-    testing::Values(
-        MemoryCase{"FastShare", share(0.71, 0.90), "online fast share 0.71 < floor 0.90", true},
-        MemoryCase{"FastFree", free_memory(120 * kMiB, 256 * kMiB),
-                   "fast node free 120 MiB < low watermark 256 MiB", true},
-        MemoryCase{"Churn", churn(300 * kMB, 100 * kMB), "churn 300 MB/s > 100 MB/s", false}),
+    testing::Values(MemoryCase{"FastShare", share(0.71, 0.90),
+                               "online fast share 0.71 < floor 0.90", "fast_share", true},
+                    MemoryCase{"FastFree", free_memory(120 * kMiB, 256 * kMiB),
+                               "fast node free 120 MiB < low watermark 256 MiB", "fast_free", true},
+                    MemoryCase{"Churn", churn(300 * kMB, 100 * kMB), "churn 300 MB/s > 100 MB/s",
+                               "churn", false}),
     [](const testing::TestParamInfo<MemoryCase>& param) { return param.param.name; });
 
 TEST(Suppression, MemorySignalsAtTheirLimitsDoNotTrigger) {

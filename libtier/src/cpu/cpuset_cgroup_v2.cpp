@@ -103,8 +103,8 @@ class CgroupV2Backend final : public CgroupCpusetBackend {
         at = slash + 1;
       }
       if (foreign_originals_.count(dir) == 0) {
-        foreign_originals_[dir] = {trimmed(root_.read(dir + "/cpuset.cpus").value_or("")),
-                                   trimmed(root_.read(dir + "/cpuset.mems").value_or(""))};
+        foreign_originals_[dir] = {read_cpulist(root_, dir + "/cpuset.cpus").value_or(CpuList{}),
+                                   read_cpulist(root_, dir + "/cpuset.mems").value_or(CpuList{})};
       }
       write_cgroup_file(root_, dir + "/cpuset.cpus", target.cpus.to_string());
       write_cgroup_file(root_, dir + "/cpuset.mems", target.mems.to_string());
@@ -127,8 +127,10 @@ class CgroupV2Backend final : public CgroupCpusetBackend {
       foreign_originals_.erase(original);
       if (!is_directory(root_, dir)) return std::nullopt;
       const std::string parent = dir.substr(0, dir.rfind('/'));
-      auto or_parent = [&](const std::string& value, const char* effective) {
-        return value.empty() ? trimmed(root_.read(parent + "/" + effective).value_or("")) : value;
+      auto or_parent = [&](const CpuList& value, const char* effective) {
+        return (value.empty() ? read_cpulist(root_, parent + "/" + effective).value_or(CpuList{})
+                              : value)
+            .to_string();
       };
       write_cgroup_file(root_, dir + "/cpuset.cpus", or_parent(cpus, "cpuset.cpus.effective"));
       write_cgroup_file(root_, dir + "/cpuset.mems", or_parent(mems, "cpuset.mems.effective"));
@@ -165,14 +167,9 @@ class CgroupV2Backend final : public CgroupCpusetBackend {
     write_cgroup_file(root_, dir + "/cgroup.subtree_control", "+" + controller);
   }
 
-  static std::string trimmed(std::string text) {
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-    return text;
-  }
-
   bool has_exclusive_file_ = false;
   // Confined cgroups not tier's own -> their cpuset.cpus and .mems before.
-  std::map<std::string, std::pair<std::string, std::string>> foreign_originals_;
+  std::map<std::string, std::pair<CpuList, CpuList>> foreign_originals_;
 };
 
 }  // namespace

@@ -86,7 +86,8 @@ struct SuppressionDecision {
   unsigned cpu_weight = 100;           // cgroup v2 cpu.weight for the offline group
   bool demote_offline_first = false;   // fast tier short: demote offline pages before online ones
   std::vector<std::string> triggers;   // "online CPU 82% > 65%", ...
-  std::optional<std::string> action;   // one log line when something changed
+  std::vector<std::string> trigger_kinds;  // per trigger: online_cpu|fast_share|fast_free|churn
+  std::optional<std::string> action;       // one log line when something changed
 };
 
 /// One controller step. `offline_pool_cpus` is the offline pool's full size
