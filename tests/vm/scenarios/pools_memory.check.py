@@ -117,6 +117,8 @@ else:
     c.eq("online share rose by at least 0.1 from its lowest", end >= low + 0.1, True)
     c.note("online fast share: lowest %.2f, last %.2f (hotset's own census)" % (low, end))
 
+# Scraped as the shrink was logged (at most 5 s after it, until one showed
+# suppression active); the measurement 25 s later may find it restored.
 metrics = c.file("metrics.during.txt")
 def metric(text, name):
     m = re.search(r"^" + re.escape(name) + r" ([0-9.e+-]+)$", text, re.M)

@@ -112,12 +112,23 @@ until grep -q 'suppression: shrink offline' tierd.log; do
 done
 echo "suppressed $(up)" >>events
 tierctl --socket $SOCK workloads --json >workloads.at-trigger.json 2>&1
+# The metrics while suppressed: scraped as the shrink is logged, not at the
+# measurement below - suppression aims at the floor, so by then the online
+# share may be back over it and the offline workload restored.
+i=0
+while :; do
+  wget -q -O metrics.during.txt "http://$METRICS/metrics" || echo "metrics scrape failed" >>events
+  grep -Eq '^tier_suppression_active 1(\.0+)?$' metrics.during.txt 2>/dev/null && break
+  i=$((i + 1)); [ $i -lt 25 ] || break
+  sleep 0.2
+done
+echo "metrics_scraped $(up)" >>events
 sleep 25
 echo "measured $(up)" >>events
 tierctl --socket $SOCK status --json >status.json 2>status.err
 tierctl --socket $SOCK workloads --json >workloads.during.json 2>&1
 tierctl --socket $SOCK pools --json >pools.during.json 2>&1
-wget -q -O metrics.during.txt "http://$METRICS/metrics" || echo "metrics scrape failed" >>events
+wget -q -O metrics.measured.txt "http://$METRICS/metrics" || echo "metrics scrape failed" >>events
 
 # 4. Online gone: the signal calms, the offline workload gets everything back.
 kill $ON 2>/dev/null; wait $ON 2>/dev/null; ON=
