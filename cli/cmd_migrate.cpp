@@ -24,7 +24,7 @@ struct MigrateOptions {
   std::optional<int> from;
   std::string range;
   std::optional<double> rate;
-  int threads = 2;
+  int threads = 1;
   bool json = false;
 };
 

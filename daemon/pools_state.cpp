@@ -67,12 +67,15 @@ void Daemon::suppress_offline() {
   const std::optional<unsigned> before = suppression_->offline_limit();
   const tier::policy::SuppressionDecision& decision = suppression_->tick(now_s, inputs);
   const std::optional<unsigned> after = suppression_->offline_limit();
-  if (before != after) {
+  std::optional<tier::cpu::CpuLimits> limits;
+  if (after && config_.suppression.cgroup_cpu_limits) {
+    limits = tier::cpu::CpuLimits{decision.cpu_max.value_or("max"), decision.cpu_weight};
+  }
+  // The limits follow the share kept of the offline pool, so they change
+  // with the pool's size too (an exclusive claim arriving or leaving) while
+  // the CPU count kept stays the same.
+  if (before != after || limits != pools_->offline_cpu_limits()) {
     pools_->set_offline_limit(after);
-    std::optional<tier::cpu::CpuLimits> limits;
-    if (after && config_.suppression.cgroup_cpu_limits) {
-      limits = tier::cpu::CpuLimits{decision.cpu_max.value_or("max"), decision.cpu_weight};
-    }
     pools_->set_offline_cpu_limits(std::move(limits));
     realise_pools();
   }

@@ -67,6 +67,9 @@ class PoolManager {
   void set_offline_cpu_limits(std::optional<tier::cpu::CpuLimits> limits) {
     offline_cpu_limits_ = std::move(limits);
   }
+  const std::optional<tier::cpu::CpuLimits>& offline_cpu_limits() const {
+    return offline_cpu_limits_;
+  }
   /// CPUs of the online workloads' assignments, and the offline groups'
   /// CPUs before suppression, from the last realise().
   const tier::CpuList& online_cpus() const { return online_cpus_; }
