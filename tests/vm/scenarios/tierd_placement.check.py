@@ -92,9 +92,11 @@ b, a = counter(own, "vmstat.before", "pgpromote_success"), counter(own, "vmstat.
 if b is not None and a is not None:
     kernel_promoted = a - b
     own.eq("pages the kernel promoted itself", kernel_promoted, 0)
-c.note("own: hot set on node 0 %.3f, tierd promoted %.1f MiB, demoted %.1f MiB, reasons %s" %
+wait = c.file("own/wait.txt").split()
+c.note("own: hot set on node 0 %.3f, tierd promoted %.1f MiB, demoted %.1f MiB, reasons %s%s" %
        (share, promoted / MIB, (w.get("demoted_bytes") or 0) / MIB,
-        (w.get("last_reasons") or [""])[-1]))
+        (w.get("last_reasons") or [""])[-1],
+        "; %s s beyond the first 30" % wait[1] if len(wait) >= 2 else ""))
 
 # --- observe -----------------------------------------------------------------
 obs = Sub(c, "observe")
