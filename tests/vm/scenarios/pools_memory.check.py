@@ -69,9 +69,11 @@ else:
     def quota_period(sample):
         quota, period = (int(x) for x in sample[2].split("_"))
         return quota, period
+    # cpu.weight follows the share kept: 100 x CPUs kept / the 4 of the pool.
     matching = [s for s in limited
-                if quota_period(s)[0] == s[1] * quota_period(s)[1] and int(s[3]) < 100]
-    c.eq("a cut sample with cpu.max quota = CPUs kept x period and cpu.weight < 100",
+                if quota_period(s)[0] == s[1] * quota_period(s)[1] and
+                int(s[3]) == max(1, round(100 * s[1] / full))]
+    c.eq("a cut sample with cpu.max quota = CPUs kept x period and cpu.weight = 100 x CPUs kept/4",
          bool(matching), True)
     if matching:
         c.note("cpu.max %s, cpu.weight %s with %d CPUs" % (matching[0][2].replace("_", " "),
