@@ -129,9 +129,17 @@ damon_stop() {
 # damon_json: the scheme's tried regions (accessed at least once in the
 # last aggregation) as heat.json-style {"hot": [{"start", "end"}]}, in one
 # awk (a cat per file would cost a fork each under TCG).
+# A CI run once read nothing (an update refused, or an aggregation under TCG
+# that found no region accessed): the update is asked for again, up to 5
+# times 1 s apart.
 damon_json() {
-  echo update_schemes_tried_regions >$DAMON/0/state || return 1
   t=$DAMON/0/contexts/0/schemes/0/tried_regions
+  tries=0
+  until echo update_schemes_tried_regions 2>/dev/null >$DAMON/0/state && [ -e $t/0/start ]; do
+    tries=$((tries + 1))
+    [ $tries -lt 5 ] || return 1
+    sleep 1
+  done
   # shellcheck disable=SC2086 # the globs expand to one file per region
   awk '{ n = split(FILENAME, p, "/"); v[p[n - 1], p[n]] = $1; r[p[n - 1]] = 1 }
        END { for (i in r) { out = out sep sprintf("{\"start\":%s,\"end\":%s,\"nr_accesses\":%s}",
