@@ -126,27 +126,37 @@ damon_stop() {
   if [ "$(cat $DAMON/0/state 2>/dev/null)" = on ]; then echo off >$DAMON/0/state; fi
 }
 
-# damon_json: the scheme's tried regions (accessed at least once in the
-# last aggregation) as heat.json-style {"hot": [{"start", "end"}]}, in one
-# awk (a cat per file would cost a fork each under TCG).
-# A CI run once read nothing (an update refused, or an aggregation under TCG
-# that found no region accessed): the update is asked for again, up to 5
-# times 1 s apart.
+# damon_json: the regions the scheme tried (accessed at least once in an
+# aggregation) in each of DAMON_READS consecutive aggregations, as
+# heat.json-style {"hot": [{"start", "end", "nr_accesses"}], "aggregations"}:
+# the union of several, as tier's damon source accumulates its polls. One
+# aggregation alone (100 ms, 20 samples) is too thin a snapshot under TCG: a
+# CI run read 0.37 of the hot set in it, the hot region split with part of
+# it sampled idle that time. Each update returns after the next aggregation;
+# one refused or empty is asked for again, 1 s apart, at most 5 times. One
+# awk per read (a cat per file would cost a fork each under TCG).
+DAMON_READS=5
 damon_json() {
   t=$DAMON/0/contexts/0/schemes/0/tried_regions
-  tries=0
-  until echo update_schemes_tried_regions 2>/dev/null >$DAMON/0/state && [ -e $t/0/start ]; do
-    tries=$((tries + 1))
-    [ $tries -lt 5 ] || return 1
-    sleep 1
+  reads=0 refused=0
+  : >damon.regions
+  while [ $reads -lt $DAMON_READS ]; do
+    if echo update_schemes_tried_regions 2>/dev/null >$DAMON/0/state && [ -e $t/0/start ]; then
+      # shellcheck disable=SC2086 # the globs expand to one file per region
+      awk '{ n = split(FILENAME, p, "/"); v[p[n - 1], p[n]] = $1; r[p[n - 1]] = 1 }
+           END { for (i in r) print v[i, "start"], v[i, "end"], v[i, "nr_accesses"] }' \
+        $t/[0-9]*/start $t/[0-9]*/end $t/[0-9]*/nr_accesses 2>/dev/null >>damon.regions
+      reads=$((reads + 1))
+    else
+      refused=$((refused + 1))
+      [ $refused -lt 5 ] || break
+      sleep 1
+    fi
   done
-  # shellcheck disable=SC2086 # the globs expand to one file per region
-  awk '{ n = split(FILENAME, p, "/"); v[p[n - 1], p[n]] = $1; r[p[n - 1]] = 1 }
-       END { for (i in r) { out = out sep sprintf("{\"start\":%s,\"end\":%s,\"nr_accesses\":%s}",
-                                                  v[i, "start"], v[i, "end"], v[i, "nr_accesses"])
-                            sep = "," }
-             printf "{\"hot\":[%s]}\n", out }' \
-    $t/[0-9]*/start $t/[0-9]*/end $t/[0-9]*/nr_accesses 2>/dev/null
+  [ $reads -gt 0 ] || return 1
+  awk -v reads=$reads '
+    { out = out sep sprintf("{\"start\":%s,\"end\":%s,\"nr_accesses\":%s}", $1, $2, $3); sep = "," }
+    END { printf "{\"aggregations\":%d,\"hot\":[%s]}\n", reads, out }' damon.regions
 }
 
 # observe SECONDS SOURCE HOTSET_ARGS...: the body of the heat scenarios.

@@ -4,8 +4,9 @@
 # The mechanism behind the damon heat source, without tier: hotset reads a
 # 32 MiB hot set of 256 MiB bound to node 2 (threads on node 0's CPUs, NUMA
 # balancing off) while a kdamond set up through DAMON's sysfs monitors its
-# virtual address space for 10 s; then the regions accessed in the last
-# aggregation are read back. hotset_damon.check.py scores them against the
+# virtual address space for 10 s; then the regions accessed in each of the
+# next 5 aggregations are read back (their union, as tier's source
+# accumulates). hotset_damon.check.py scores them against the
 # truth: the ceiling heat_damon's threshold is set against.
 . /vm/heat.sh
 trap heat_cleanup EXIT
