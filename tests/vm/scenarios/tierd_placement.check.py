@@ -96,7 +96,8 @@ wait = c.file("own/wait.txt").split()
 c.note("own: hot set on node 0 %.3f, tierd promoted %.1f MiB, demoted %.1f MiB, reasons %s%s" %
        (share, promoted / MIB, (w.get("demoted_bytes") or 0) / MIB,
         (w.get("last_reasons") or [""])[-1],
-        "; %s s beyond the first 30" % wait[1] if len(wait) >= 2 else ""))
+        "; %s s beyond the first 30 (promoted MiB at s:%s)" % (wait[1], ",".join(wait[5:]))
+        if len(wait) >= 2 else ""))
 
 # --- observe -----------------------------------------------------------------
 obs = Sub(c, "observe")
