@@ -95,6 +95,36 @@ soft_dirty_json() {
       END { if (run) out = out sep range(s, NR); printf "{\"pages\":%d,\"hot\":[%s]}\n", NR, out }'
 }
 
+# tlb_tick CPU...: one process per CPU, pinned there, waking every 20 ms
+# (a busybox usleep each time: a switch to another address space). Why: x86
+# Linux clears accessed bits without a TLB flush (DAMON's mkold), relying on
+# small hardware TLBs and context switches to re-walk the page tables. QEMU's
+# software TLB grows (up to 4 M entries) at each flush taken under heavy use,
+# e.g. the shootdowns of page migrations, and then holds a whole hot set:
+# its accesses stop setting accessed bits and DAMON goes blind to it
+# (`damon_tlb`: no region seen accessed after 16 migrations of a cold
+# range, recall 1.000 again with the ticks). A CR3 write flushes QEMU's TLB,
+# so the ticks give the workload's CPUs the flushes hardware would see.
+# Stopped by tlb_tick_stop (heat_cleanup kills every job too).
+TICKS=
+# cpus_of_args HOTSET_ARGS...: the CPUs of hotset's --cpus LIST, one per word.
+cpus_of_args() {
+  while [ $# -gt 1 ] && [ "$1" != --cpus ]; do shift; done
+  [ "$1" = --cpus ] || return 0
+  echo "$2" | tr ',' '\n' | while IFS=- read -r a b; do seq "$a" "${b:-$a}"; done
+}
+tlb_tick() {
+  for cpu in "$@"; do
+    taskset -c "$cpu" sh -c 'while :; do usleep 20000; done' &
+    TICKS="$TICKS $!"
+  done
+}
+tlb_tick_stop() {
+  for t in $TICKS; do kill "$t" 2>/dev/null; done
+  for t in $TICKS; do wait "$t" 2>/dev/null; done
+  TICKS=
+}
+
 DAMON=/sys/kernel/mm/damon/admin/kdamonds
 
 # damon_start PID: one kdamond monitoring PID's virtual address space (the
@@ -170,6 +200,8 @@ damon_json() {
 observe() {
   secs=$1 src=$2; shift 2
   start_hotset "$@"
+  # shellcheck disable=SC2046 # one CPU per word
+  case $src in damon*) tlb_tick $(cpus_of_args "$@") ;; esac
   sleep 2
   cp /proc/vmstat vmstat.before
   case $src in
@@ -192,5 +224,6 @@ observe() {
   cp /proc/vmstat vmstat.after
   cp "/proc/$P/numa_maps" numa_maps.after
   stop_hotset
+  tlb_tick_stop
   echo "hotset $* observed ${secs}s with source $src: hotset exit $(cat hotset.rc)"
 }

@@ -52,6 +52,7 @@ TOML
   echo "demotion_enabled $(cat /sys/kernel/mm/numa/demotion_enabled)" >>"$mode/knobs.during"
   start_hotset --size 256M --hot 48M --dist uniform --node 2 --cpus 0-1 --threads 2 \
     --policy first-touch --duration 600
+  tlb_tick 0 1  # heat.sh: keeps QEMU's TLB from hiding the hot set from DAMON
   cp /proc/vmstat "$mode/vmstat.before"
   sleep "$secs"
   # own: under TCG DAMON now and then needs longer to split the hot set out
@@ -75,6 +76,7 @@ TOML
   tierctl --socket $SOCK status >"$mode/status.txt" 2>&1
   cp /proc/vmstat "$mode/vmstat.after"
   stop_hotset
+  tlb_tick_stop
   mv hotset.out hotset.err hotset.rc truth.json "$mode/"
   kill_tierd
   echo "numa_balancing $(cat /proc/sys/kernel/numa_balancing)" >"$mode/knobs.after"
