@@ -218,6 +218,12 @@ h2h_hotset() {
   "$prog" "$@" --census "$n.census.jsonl" --ready-file "$n.ready" --start-file $H2H_GO \
     >"$n.out" 2>"$n.err" &
   HS_PID=$!
+  # Every contender's run gets the same TLB flushes on the workload's CPUs
+  # (heat.sh's tlb_tick): without them QEMU's TLB hides a hot set from the
+  # accessed bits DAMON reads (the damon_tlb scenario), which would handicap
+  # the damon contenders; hint faults are not affected.
+  # shellcheck disable=SC2046 # one CPU per word
+  tlb_tick $(cpus_of_args "$@")
   i=0
   until [ -f "$n.ready" ]; do
     i=$((i + 1)); [ $i -lt 3000 ] || { echo "$n did not get ready" >&2; return 1; }
@@ -276,6 +282,7 @@ h2h_run() {
   cp /proc/vmstat "$R.vmstat.after"
   h2h_contender_stop "$c"
   h2h_wait_exit "$pid" "$R"
+  tlb_tick_stop
   echo "$R: contender $c, hotset exit $(cat "$R.rc")"
 }
 
