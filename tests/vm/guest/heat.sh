@@ -156,21 +156,19 @@ damon_stop() {
   if [ "$(cat $DAMON/0/state 2>/dev/null)" = on ]; then echo off >$DAMON/0/state; fi
 }
 
-# damon_json: the regions the scheme tried (accessed at least once in an
-# aggregation) in each of DAMON_READS consecutive aggregations, as
-# heat.json-style {"hot": [{"start", "end", "nr_accesses"}], "aggregations"}:
-# the union of several, as tier's damon source accumulates its polls. One
-# aggregation alone (100 ms, 20 samples) is too thin a snapshot under TCG: a
-# CI run read 0.37 of the hot set in it, the hot region split with part of
-# it sampled idle that time. Each update returns after the next aggregation;
-# one refused or empty is asked for again, 1 s apart, at most 5 times. One
-# awk per read (a cat per file would cost a fork each under TCG).
-DAMON_READS=5
+# damon_json [READS]: the regions the scheme tried (accessed at least once
+# in an aggregation) in each of READS (default 5) consecutive aggregations,
+# as heat.json-style {"hot": [{"start", "end", "nr_accesses"}],
+# "aggregations"}: their union, as tier's damon source accumulates its
+# polls (one aggregation is 100 ms, 20 samples). Each update returns after
+# the next aggregation; one refused or empty is asked for again, 1 s apart,
+# at most 5 times. One awk per read (a cat per file would cost a fork each
+# under TCG).
 damon_json() {
   t=$DAMON/0/contexts/0/schemes/0/tried_regions
-  reads=0 refused=0
+  want=${1:-5} reads=0 refused=0
   : >damon.regions
-  while [ $reads -lt $DAMON_READS ]; do
+  while [ $reads -lt "$want" ]; do
     if echo update_schemes_tried_regions 2>/dev/null >$DAMON/0/state && [ -e $t/0/start ]; then
       # shellcheck disable=SC2086 # the globs expand to one file per region
       awk '{ n = split(FILENAME, p, "/"); v[p[n - 1], p[n]] = $1; r[p[n - 1]] = 1 }
@@ -214,7 +212,7 @@ observe() {
     damon-sysfs)
       damon_start "$P"
       sleep "$secs"
-      damon_json >heat.json
+      damon_json 5 >heat.json
       echo $? >heat.rc
       damon_stop ;;
     *)

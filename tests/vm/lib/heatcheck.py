@@ -154,14 +154,22 @@ def pages_of(ranges, lo, hi):
     return out
 
 
+def reported_and_hot(doc, truth_doc, phase=0):
+    """(pages heat.json's hot ranges report inside the buffer, the truth
+    phase's hot pages), as page-number sets."""
+    lo, hi = truth_doc["base"], truth_doc["base"] + truth_doc["size"]
+    reported = pages_of([(h["start"], h["end"]) for h in doc.get("hot", [])], lo, hi)
+    hot = pages_of([tuple(r) for r in truth_doc["phases"][phase]["hot"]], lo, hi)
+    return reported, hot
+
+
 def score(c, doc, truth_doc, phase=0):
     """(precision, recall, reported pages in the buffer, pages reported
     outside it) of heat.json's hot ranges against the truth's phase."""
     lo, hi = truth_doc["base"], truth_doc["base"] + truth_doc["size"]
     ranges = [(h["start"], h["end"]) for h in doc.get("hot", [])]
-    reported = pages_of(ranges, lo, hi)
     outside = sum(max(0, min(e, lo) - s) + max(0, e - max(s, hi)) for s, e in ranges) // PAGE
-    hot = pages_of([tuple(r) for r in truth_doc["phases"][phase]["hot"]], lo, hi)
+    reported, hot = reported_and_hot(doc, truth_doc, phase)
     both = len(reported & hot)
     precision = both / len(reported) if reported else 0.0
     recall = both / len(hot) if hot else 0.0

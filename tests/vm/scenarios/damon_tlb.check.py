@@ -29,9 +29,7 @@ def recalls(phase):
             doc = json.load(open(path))
         except ValueError:
             doc = {"hot": []}
-        lo, hi = truth["base"], truth["base"] + truth["size"]
-        hot = heatcheck.pages_of([tuple(r) for r in truth["phases"][0]["hot"]], lo, hi)
-        reported = heatcheck.pages_of([(h["start"], h["end"]) for h in doc["hot"]], lo, hi)
+        reported, hot = heatcheck.reported_and_hot(doc, truth)
         got.append(len(reported & hot) / len(hot))
     return got
 
