@@ -57,8 +57,8 @@ TOML
   sleep "$secs"
   # own: up to 90 s more while tierd has promoted less than the hot set's
   # 48 MiB, a margin for a slow guest (CI runs without tlb_tick had 2 MiB
-  # at 30 s and 42 MiB at 70 s; with it every run so far had 50 MiB or more
-  # at 30 s). wait.txt: the seconds waited, the bytes promoted then, and the
+  # at 30 s and 42 MiB at 70 s; with it five runs had 50-54 MiB at 30 s,
+  # one 16 MiB and the rest 18 s later). wait.txt: the seconds waited, the bytes promoted then, and the
   # progression (seconds:MiB every 10 s) for the next slow run's reader.
   if [ "$mode" = own ]; then
     i=0 trail=
