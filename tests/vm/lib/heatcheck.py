@@ -182,8 +182,11 @@ def score(c, doc, truth_doc, phase=0):
 
 
 def at_least(c, what, got, want):
+    """Fails the check unless got >= want; returns whether it held."""
     if got is None or got < want:
         c.fail("%s: got %s, want >= %s" % (what, got if got is None else round(got, 3), want))
+        return False
+    return True
 
 
 def new_check(name):

@@ -65,6 +65,17 @@ def workload(run, status):
     return items[0]
 
 
+def waited(run, secs, show):
+    """The scenario's wait.txt ("extra_wait_s N FIELD VALUE trail S:V ...")
+    as a note: the seconds waited beyond SECS and the field's progression."""
+    words = run.file("wait.txt").split()
+    if len(words) < 5:
+        return ""
+    trail = [point.split(":") for point in words[5:]]
+    return "; %s s beyond the first %d (%s at s: %s)" % (words[1], secs, words[2], ", ".join(
+        "%s:%s" % (s, show(int(v))) for s, v in trail if v.isdigit()))
+
+
 c = heatcheck.new_check("tierd_placement")
 c.eq("exit status", c.rc(), 0)
 
@@ -92,12 +103,9 @@ b, a = counter(own, "vmstat.before", "pgpromote_success"), counter(own, "vmstat.
 if b is not None and a is not None:
     kernel_promoted = a - b
     own.eq("pages the kernel promoted itself", kernel_promoted, 0)
-wait = c.file("own/wait.txt").split()
 c.note("own: hot set on node 0 %.3f, tierd promoted %.1f MiB, demoted %.1f MiB, reasons %s%s" %
        (share, promoted / MIB, (w.get("demoted_bytes") or 0) / MIB,
-        (w.get("last_reasons") or [""])[-1],
-        "; %s s beyond the first 30 (promoted MiB at s:%s)" % (wait[1], ",".join(wait[5:]))
-        if len(wait) >= 2 else ""))
+        (w.get("last_reasons") or [""])[-1], waited(own, 30, lambda v: "%d MiB" % (v >> 20))))
 
 # --- observe -----------------------------------------------------------------
 obs = Sub(c, "observe")
@@ -108,10 +116,15 @@ placement = (status or {}).get("placement") or {}
 obs.eq("placement kernel_tiering", placement.get("kernel_tiering"), "observe")
 obs.eq("promoted bytes", w.get("promoted_bytes"), 0)
 obs.eq("move batches carried out", placement.get("moves_executed"), 0)
-heatcheck.at_least(c, "observe: planned moves withheld", placement.get("moves_withheld"), 1)
+if not heatcheck.at_least(c, "observe: planned moves withheld", placement.get("moves_withheld"),
+                          1):
+    # What tierd saw, for the reader of a failed run (notes print on success only).
+    obs.fail("tierd's heat at the end: %s regions, %s samples in the last epoch, heat fast share "
+             "%s%s" % (w.get("regions"), w.get("epoch_samples"), w.get("heat_fast_share"),
+                       waited(obs, 15, str)))
 obs.eq("last withheld reason", placement.get("last_withheld_reason"),
        "observe: tierd moves nothing")
 obs.eq("knobs after tierd stopped", knobs(obs, "knobs.after"), knobs(obs, "knobs.before"))
-c.note("observe: %s planned moves withheld, hot set on node 0 %.3f" %
-       (placement.get("moves_withheld"), hot_on(done, 0)))
+c.note("observe: %s planned moves withheld, hot set on node 0 %.3f%s" %
+       (placement.get("moves_withheld"), hot_on(done, 0), waited(obs, 15, str)))
 c.finish()
