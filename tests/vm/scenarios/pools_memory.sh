@@ -134,6 +134,14 @@ wget -q -O metrics.measured.txt "http://$METRICS/metrics" || echo "metrics scrap
 kill $ON 2>/dev/null; wait $ON 2>/dev/null; ON=
 echo "online_end $(up)" >>events
 sleep 8
+# A slow guest's epochs run late: up to 30 s more for the restore (all four
+# CPUs, cpu.max and cpu.weight back) to show in the watcher's last sample.
+i=0
+until [ "$(tail -n 1 offline.samples | cut -d' ' -f2-)" = "0-3 max_100000 100" ]; do
+  i=$((i + 1)); [ $i -lt 300 ] || break
+  sleep 0.1
+done
+sleep 0.5
 echo "after $(up)" >>events
 tierctl --socket $SOCK pools --json >pools.after.json 2>&1
 wget -q -O metrics.after.txt "http://$METRICS/metrics" || echo "metrics scrape failed" >>events

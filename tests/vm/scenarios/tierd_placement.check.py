@@ -119,9 +119,13 @@ obs.eq("move batches carried out", placement.get("moves_executed"), 0)
 if not heatcheck.at_least(c, "observe: planned moves withheld", placement.get("moves_withheld"),
                           1):
     # What tierd saw, for the reader of a failed run (notes print on success only).
-    obs.fail("tierd's heat at the end: %s regions, %s samples in the last epoch, heat fast share "
-             "%s%s" % (w.get("regions"), w.get("epoch_samples"), w.get("heat_fast_share"),
-                       waited(obs, 15, str)))
+    log = [line for line in obs.file("tierd.log").splitlines()
+           if "damon" in line or "heat source" in line or "heat_source" in line]
+    obs.fail("tierd's heat at the end: source %s (%s), %s regions, %s samples in the last epoch, "
+             "heat fast share %s%s; its log on heat: %s" %
+             (w.get("heat_source"), placement.get("heat_source_why"), w.get("regions"),
+              w.get("epoch_samples"), w.get("heat_fast_share"), waited(obs, 15, str),
+              " | ".join(log[-3:]) or "nothing"))
 obs.eq("last withheld reason", placement.get("last_withheld_reason"),
        "observe: tierd moves nothing")
 obs.eq("knobs after tierd stopped", knobs(obs, "knobs.after"), knobs(obs, "knobs.before"))
