@@ -158,8 +158,9 @@ int run_migrate(const GlobalOptions& global, const MigrateOptions& options) {
     }
     throw std::runtime_error(e.what());
   }
-  // Pages migrate cannot see (sparse mappings summarised from numa_maps) are
-  // named, so "moved everything" is never claimed for them.
+  // Pages migrate cannot see (a sparse mapping over 64 GiB on a kernel without
+  // PAGEMAP_SCAN, summarised from numa_maps) are named, so "moved everything"
+  // is never claimed for them.
   for (const auto& warning : residency.warnings)
     std::cerr << "tierctl: warning: " << warning << "\n";
   std::vector<tier::PageUnit> units;

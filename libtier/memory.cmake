@@ -5,6 +5,7 @@ target_sources(tier PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/memory/memory_syscalls.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/memory/residency_parse.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/memory/residency.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/memory/present_pages.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/memory/node_usage.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/memory/page_mover.cpp
 )

@@ -1,7 +1,7 @@
 // tier-touch: a ground-truth process for migration tests.
 //
 //   tier-touch --size BYTES --node N [--write-while] [--huge] [--exit-after-ms MS]
-//              [--rebind keep|default|all]
+//              [--rebind keep|default|all] [--reserve BYTES]
 //
 // mmaps an anonymous buffer, binds it to node N (mbind MPOL_BIND, before the
 // first touch), fills every 4 KiB page with a verifiable pattern, prints
@@ -21,6 +21,11 @@
 // --write-while a writer thread rewrites the pages in passes, pass p at
 // generation p+1; verification pauses it at a page boundary so it never
 // reads a half-written page.
+//
+// --reserve BYTES maps that much address space (MAP_NORESERVE) and puts the
+// buffer in its middle, 2 MiB aligned; madvise and mbind cover the whole
+// reservation, so it stays one VMA of mostly untouched address space: a
+// sparse mapping, as a JVM's reserved heap is (docs/memory.md, "Cost").
 //
 // Memory policy after the fill (--rebind): MPOL_BIND is a VMA policy; it
 // governs where *new* pages are allocated. move_pages(2) and migrate_pages(2)
@@ -90,7 +95,7 @@ std::uint64_t check_page(const std::uint64_t* p, std::uint64_t index) {
 [[noreturn]] void usage(const char* why) {
   std::fprintf(stderr,
                "tier-touch: %s\nusage: tier-touch --size BYTES[K|M|G] --node N [--write-while] "
-               "[--huge] [--exit-after-ms MS] [--rebind keep|default|all]\n",
+               "[--huge] [--exit-after-ms MS] [--rebind keep|default|all] [--reserve BYTES]\n",
                why);
   std::exit(2);
 }
@@ -134,6 +139,7 @@ struct Options {
   bool huge = false;
   std::uint64_t exit_after_ms = 0;
   std::string rebind = "keep";
+  std::uint64_t reserve = 0;
 };
 
 Options parse(int argc, char** argv) {
@@ -158,6 +164,8 @@ Options parse(int argc, char** argv) {
       if (!parse_u64(value(), o.exit_after_ms, false) || o.exit_after_ms == 0) {
         usage("bad --exit-after-ms");
       }
+    } else if (a == "--reserve") {
+      if (!parse_u64(value(), o.reserve, true)) usage("bad --reserve");
     } else if (a == "--rebind") {
       o.rebind = value();
       if (o.rebind != "keep" && o.rebind != "default" && o.rebind != "all") usage("bad --rebind");
@@ -168,6 +176,9 @@ Options parse(int argc, char** argv) {
     }
   }
   if (o.size == 0 || o.node < 0) usage("--size and --node are required");
+  if (o.reserve != 0 && o.reserve < o.size + 2 * kHuge) {
+    usage("--reserve must exceed --size by 4 MiB or more");
+  }
   return o;
 }
 
@@ -278,24 +289,31 @@ int main(int argc, char** argv) {
 
   // With --huge, map 2 MiB more and align, so THP can back the buffer.
   std::size_t map_size = o.huge ? size + kHuge : size;
-  void* m = mmap(nullptr, map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (o.reserve != 0) map_size = o.reserve;
+  const int flags = MAP_PRIVATE | MAP_ANONYMOUS | (o.reserve != 0 ? MAP_NORESERVE : 0);
+  void* m = mmap(nullptr, map_size, PROT_READ | PROT_WRITE, flags, -1, 0);
   if (m == MAP_FAILED) {
     std::fprintf(stderr, "tier-touch: mmap %zu bytes: %s\n", map_size, std::strerror(errno));
     return 1;
   }
   char* base = static_cast<char*>(m);
-  if (o.huge) {
+  if (o.reserve != 0) base += (map_size - size) / 2 - kHuge;
+  if (o.huge || o.reserve != 0) {
     auto a = reinterpret_cast<std::uintptr_t>(base);
     base = reinterpret_cast<char*>((a + kHuge - 1) / kHuge * kHuge);
   }
+  // What the memory policy and THP advice cover: the buffer, or the whole
+  // reservation so that it stays one VMA.
+  char* const policy_base = o.reserve != 0 ? static_cast<char*>(m) : base;
+  const std::size_t policy_size = o.reserve != 0 ? map_size : size;
   // Without --huge keep THP off: every page is then a 4 KiB page, so page
   // counts in numa_maps, stats and move results are exact.
-  if (madvise(base, size, o.huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE) != 0) {
+  if (madvise(policy_base, policy_size, o.huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE) != 0) {
     std::fprintf(stderr, "tier-touch: madvise: %s\n", std::strerror(errno));
     return 1;
   }
   NodeMask mask = mask_of(o.node);
-  if (mbind(base, size, MPOL_BIND, mask.data(), kMaskBits, 0) != 0) {
+  if (mbind(policy_base, policy_size, MPOL_BIND, mask.data(), kMaskBits, 0) != 0) {
     std::fprintf(stderr, "tier-touch: mbind(MPOL_BIND, node %d): %s\n", o.node,
                  std::strerror(errno));
     return 1;
@@ -304,7 +322,7 @@ int main(int argc, char** argv) {
     write_page(reinterpret_cast<std::uint64_t*>(base + i * kPage), i, 1);
   }
   if (o.rebind == "default") {
-    if (mbind(base, size, MPOL_DEFAULT, nullptr, 0, 0) != 0) {
+    if (mbind(policy_base, policy_size, MPOL_DEFAULT, nullptr, 0, 0) != 0) {
       std::fprintf(stderr, "tier-touch: mbind(MPOL_DEFAULT): %s\n", std::strerror(errno));
       return 1;
     }
@@ -316,7 +334,7 @@ int main(int argc, char** argv) {
             1ul << (static_cast<std::size_t>(n) % (8 * sizeof(unsigned long)));
       }
     }
-    if (mbind(base, size, MPOL_BIND, all.data(), kMaskBits, 0) != 0) {
+    if (mbind(policy_base, policy_size, MPOL_BIND, all.data(), kMaskBits, 0) != 0) {
       std::fprintf(stderr, "tier-touch: mbind(MPOL_BIND, all nodes): %s\n", std::strerror(errno));
       return 1;
     }

@@ -15,7 +15,11 @@
 // THPs smaps reports for that mapping (docs/memory.md explains the limit).
 //
 // Cost: proportional to the virtual size of the mappings that have something
-// resident, ~1 move_pages entry per 4 KiB page (docs/benchmarks.md: GiB/s).
+// resident, ~1 move_pages entry per 4 KiB page (docs/benchmarks.md: GiB/s),
+// except for sparse mappings (sparse_mapping()): without a page list or range
+// wanted they are summarised from numa_maps; with one, only the 2 MiB spans
+// around their present pages are queried, found from the page tables
+// (PAGEMAP_SCAN on Linux 6.7+, else the pagemap's entries: present_pages.hpp).
 #pragma once
 
 #include <cstdint>
@@ -72,7 +76,8 @@ std::map<std::uint64_t, NumaMapsEntry> parse_numa_maps(std::string_view text);
 /// A mapping whose address space dwarfs what is resident (sanitizer shadow,
 /// a JVM's reserved heap): querying every page would cost its virtual size.
 /// Such mappings are summarised from numa_maps (the kernel walks only the
-/// populated page tables), unless a range narrows the scan.
+/// populated page tables) when no page list is wanted; otherwise only the
+/// spans around their present pages are queried.
 bool sparse_mapping(const Mapping& mapping);
 
 /// The mappings of `pid` from /proc/PID/smaps (with RSS and page sizes), or
@@ -118,7 +123,8 @@ struct ResidencyReport {
   std::uint64_t not_resident_bytes = 0;
   std::uint64_t queried_pages = 0;  // move_pages entries
   std::uint64_t syscalls = 0;
-  std::vector<ResidentPage> pages;  // with keep_pages
+  std::uint64_t page_table_scans = 0;  // sparse mappings whose present pages were looked up
+  std::vector<ResidentPage> pages;     // with keep_pages
   std::vector<std::string> warnings;
 
   std::uint64_t resident_bytes() const;

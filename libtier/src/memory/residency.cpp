@@ -1,4 +1,5 @@
-// Residency scan: /proc/PID/smaps ranges → batched move_pages(NULL) queries.
+// Residency scan: /proc/PID/smaps ranges → batched move_pages(NULL) queries
+// (around the present pages only, for sparse mappings).
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "present_pages.hpp"
 #include "tier/residency.hpp"
 
 namespace tier {
@@ -66,6 +68,9 @@ class Accumulator {
     }
   }
 
+  // Bytes of the mapping no query covered: its page tables hold nothing there.
+  void add_not_present(std::uint64_t bytes) { out_.not_resident_bytes += bytes; }
+
   MappingResidency take() { return std::move(out_); }
 
  private:
@@ -80,10 +85,11 @@ class Accumulator {
 };
 
 // A sparse mapping's per-node counts as the kernel's numa_maps walk found
-// them; its pages are not listed one by one (migrate says so).
+// them; its pages are not listed one by one (when they were wanted, the
+// warning says so and migrate prints it).
 MappingResidency summarize_from_numa_maps(const Mapping& mapping,
                                           const std::map<std::uint64_t, NumaMapsEntry>& numa_maps,
-                                          ResidencyReport& report) {
+                                          bool pages_wanted, ResidencyReport& report) {
   MappingResidency out;
   out.mapping = mapping;
   auto it = numa_maps.find(mapping.start);
@@ -108,8 +114,12 @@ MappingResidency summarize_from_numa_maps(const Mapping& mapping,
   report.warnings.push_back(std::string("sparse mapping ") + range + " (" +
                             std::to_string(mapping.size() >> 30) + " GiB of address space, " +
                             std::to_string(mapping.rss_bytes.value_or(0) >> 20) +
-                            " MiB resident) counted from numa_maps, not page by page; give a "
-                            "--range inside it to list or move its pages");
+                            " MiB resident) counted from numa_maps, not page by page" +
+                            (pages_wanted ? std::string(": its pages are not listed (no "
+                                                        "PAGEMAP_SCAN in this kernel and over 64 "
+                                                        "GiB of address space); give a --range "
+                                                        "inside it to list or move them")
+                                          : std::string()));
   return out;
 }
 
@@ -132,6 +142,69 @@ MappingResidency summarize_mapping(const Mapping& mapping, const std::vector<int
   return accumulator.take();
 }
 
+namespace {
+
+// Batch buffers reused across a scan's move_pages queries.
+struct QueryBuffers {
+  std::vector<void*> addresses;
+  std::vector<int> statuses;
+};
+
+// Queries [begin, end) of one mapping, `unit` bytes per entry, in batches cut
+// at 2 MiB boundaries so a THP never straddles two calls.
+void query_span(MemorySyscalls& syscalls, int pid, std::uint64_t begin, std::uint64_t end,
+                std::uint64_t unit, std::size_t batch, Accumulator& accumulator,
+                ResidencyReport& report, QueryBuffers& buffers) {
+  std::uint64_t address = begin;
+  while (address < end) {
+    std::uint64_t limit = address + batch * unit;
+    if (unit == kBasePageSize && limit % kPmdSize != 0 && limit - address > kPmdSize) {
+      limit -= limit % kPmdSize;
+    }
+    limit = std::min(limit, end);
+    std::size_t count = static_cast<std::size_t>((limit - address + unit - 1) / unit);
+    buffers.addresses.resize(count);
+    buffers.statuses.assign(count, -ENOENT);
+    for (std::size_t i = 0; i < count; ++i) {
+      buffers.addresses[i] = reinterpret_cast<void*>(address + i * unit);
+    }
+    errno = 0;
+    long rc = syscalls.move_pages(pid, count, buffers.addresses.data(), nullptr,
+                                  buffers.statuses.data(), 0);
+    ++report.syscalls;
+    if (rc < 0) {
+      int err = errno;
+      throw ResidencyError(
+          "move_pages(pid " + std::to_string(pid) + ", query): " + std::strerror(err), err);
+    }
+    report.queried_pages += count;
+    accumulator.add(address, buffers.statuses.data(), count);
+    address += count * unit;
+  }
+}
+
+// The spans of [begin, end) worth querying. A dense mapping: all of it. A
+// sparse one: only around its present pages, found from its page tables
+// (present_pages.hpp); reading pagemap entries instead is allowed up to
+// kMaxEntriesRead pages of range, or always when the caller named a range.
+// nullopt: the present pages could not be found, so the caller falls back.
+constexpr std::uint64_t kMaxEntriesRead = 16ull << 20;  // 64 GiB of range, 128 MiB of entries
+
+std::optional<std::vector<AddressRun>> spans_to_query(const SysRoot& root, int pid,
+                                                      const Mapping& mapping, std::uint64_t begin,
+                                                      std::uint64_t end, std::uint64_t unit,
+                                                      bool range_given, ResidencyReport& report) {
+  if (!sparse_mapping(mapping)) return std::vector<AddressRun>{{begin, end}};
+  const bool allow_read = range_given || (end - begin) / kBasePageSize <= kMaxEntriesRead;
+  int error = 0;
+  auto present = find_present_pages(root, pid, begin, end, allow_read, error);
+  if (!present) return std::nullopt;
+  ++report.page_table_scans;
+  return widen_runs(present->runs, std::max(unit, kPmdSize), begin, end);
+}
+
+}  // namespace
+
 ResidencyReport scan_residency(const SysRoot& root, MemorySyscalls& syscalls, int pid,
                                const ResidencyOptions& options) {
   const std::string proc = "/proc/" + std::to_string(pid);
@@ -143,14 +216,20 @@ ResidencyReport scan_residency(const SysRoot& root, MemorySyscalls& syscalls, in
   ResidencyReport report;
   report.pid = pid;
   const std::size_t batch = std::max<std::size_t>(options.batch_pages, kPagesPerPmd);
-  std::vector<void*> addresses;
-  std::vector<int> statuses;
+  QueryBuffers buffers;
   std::optional<std::map<std::uint64_t, NumaMapsEntry>> numa_maps;  // read when first needed
+  // A sparse mapping's per-node totals from the kernel's own walk, when no
+  // page list is wanted or its present pages cannot be found.
+  auto from_numa_maps = [&](const Mapping& mapping) {
+    if (!numa_maps) numa_maps = parse_numa_maps(root.read(proc + "/numa_maps").value_or(""));
+    report.mappings.push_back(
+        summarize_from_numa_maps(mapping, *numa_maps, options.keep_pages, report));
+  };
   for (const Mapping& mapping : mappings) {
     if (skip_mapping(mapping) || nothing_resident(mapping)) continue;
-    if (!options.range && sparse_mapping(mapping)) {
-      if (!numa_maps) numa_maps = parse_numa_maps(root.read(proc + "/numa_maps").value_or(""));
-      report.mappings.push_back(summarize_from_numa_maps(mapping, *numa_maps, report));
+    const bool want_pages = options.range || options.keep_pages;
+    if (!want_pages && sparse_mapping(mapping)) {
+      from_numa_maps(mapping);
       continue;
     }
     const std::uint64_t unit = mapping.hugetlb() ? mapping.kernel_page_size : kBasePageSize;
@@ -161,34 +240,22 @@ ResidencyReport scan_residency(const SysRoot& root, MemorySyscalls& syscalls, in
       end = std::min(end, options.range->second);
       if (begin >= end) continue;
       begin = mapping.start + (begin - mapping.start) / unit * unit;  // whole units
+      end = std::min(mapping.end, (end + kBasePageSize - 1) / kBasePageSize * kBasePageSize);
     }
+    auto spans =
+        spans_to_query(root, pid, mapping, begin, end, unit, options.range.has_value(), report);
+    if (!spans && !options.range) {
+      from_numa_maps(mapping);
+      continue;
+    }
+    if (!spans) spans = std::vector<AddressRun>{{begin, end}};  // page by page, as asked
     Accumulator accumulator(mapping, options.keep_pages ? &report.pages : nullptr);
-    std::uint64_t address = begin;
-    while (address < end) {
-      // Cut batches at 2 MiB boundaries so a THP never straddles two calls.
-      std::uint64_t limit = address + batch * unit;
-      if (unit == kBasePageSize && limit % kPmdSize != 0 && limit - address > kPmdSize) {
-        limit -= limit % kPmdSize;
-      }
-      limit = std::min(limit, end);
-      std::size_t count = static_cast<std::size_t>((limit - address + unit - 1) / unit);
-      addresses.resize(count);
-      statuses.assign(count, -ENOENT);
-      for (std::size_t i = 0; i < count; ++i) {
-        addresses[i] = reinterpret_cast<void*>(address + i * unit);
-      }
-      errno = 0;
-      long rc = syscalls.move_pages(pid, count, addresses.data(), nullptr, statuses.data(), 0);
-      ++report.syscalls;
-      if (rc < 0) {
-        int err = errno;
-        throw ResidencyError(
-            "move_pages(pid " + std::to_string(pid) + ", query): " + std::strerror(err), err);
-      }
-      report.queried_pages += count;
-      accumulator.add(address, statuses.data(), count);
-      address += count * unit;
+    std::uint64_t queried_bytes = 0;
+    for (const AddressRun& span : *spans) {
+      query_span(syscalls, pid, span.start, span.end, unit, batch, accumulator, report, buffers);
+      queried_bytes += span.end - span.start;
     }
+    accumulator.add_not_present((end - begin) - queried_bytes);
     MappingResidency summary = accumulator.take();
     for (const auto& [node, residency] : summary.nodes) {
       NodeResidency& total = report.nodes[node];
