@@ -1,0 +1,5 @@
+# The emulated machine's host-side harness (tests/vm/lib), tested without a
+# guest: the reader of the guest's result stream.
+add_test(NAME VmHarness.ResultsStream
+         COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/vm/lib/results_test.py)
+set_tests_properties(VmHarness.ResultsStream PROPERTIES LABELS unit)
