@@ -10,6 +10,8 @@
 #include <string>
 
 #include "../heat/kernel/kernel_io.hpp"
+#include "../heat/kernel/pagemap_walk.hpp"
+#include "tier/heat/page_tracking.hpp"
 #include "tier/residency.hpp"
 
 // Debian 12's kernel headers (6.1) predate PAGEMAP_SCAN (6.7); the ABI below
@@ -42,9 +44,7 @@ namespace tier {
 
 namespace {
 
-constexpr std::uint64_t kPresentBit = 1ull << 63;
 constexpr std::size_t kRegionsPerCall = 4096;
-constexpr std::size_t kEntriesPerRead = 8192;  // 64 KiB of pagemap per pread
 
 void append(std::vector<AddressRun>& runs, std::uint64_t start, std::uint64_t end) {
   if (!runs.empty() && runs.back().end == start) {
@@ -67,32 +67,14 @@ int scan_ioctl(int fd, std::uint64_t start, std::uint64_t end, std::vector<Addre
   arg.return_mask = PAGE_IS_PRESENT;
   while (arg.start < end) {
     long filled = ::ioctl(fd, PAGEMAP_SCAN, &arg);
+    // EINVAL on the first call: a kernel that knows the ioctl but refuses
+    // these arguments is treated as one without it (the entries still work).
     if (filled < 0) return errno == EINVAL && runs.empty() ? ENOTTY : errno;
     for (long i = 0; i < filled; ++i) append(runs, regions[i].start, regions[i].end);
     // walk_end is where the kernel stopped: `end` when done, earlier when the
     // region array filled up.
     if (arg.walk_end <= arg.start) return EIO;
     arg.start = arg.walk_end;
-  }
-  return 0;
-}
-
-int read_entries(int fd, std::uint64_t start, std::uint64_t end, std::vector<AddressRun>& runs) {
-  std::vector<std::uint64_t> entries(kEntriesPerRead);
-  for (std::uint64_t address = start; address < end;) {
-    const std::uint64_t pages =
-        std::min<std::uint64_t>(kEntriesPerRead, (end - address) / kBasePageSize);
-    if (pages == 0) break;
-    const ssize_t got = heat::kernel::pread_full(fd, entries.data(), pages * sizeof(std::uint64_t),
-                                                 address / kBasePageSize * sizeof(std::uint64_t));
-    if (got < 0) return errno;
-    const std::uint64_t read = static_cast<std::uint64_t>(got) / sizeof(std::uint64_t);
-    for (std::uint64_t i = 0; i < read; ++i) {
-      const std::uint64_t page = address + i * kBasePageSize;
-      if (entries[i] & kPresentBit) append(runs, page, page + kBasePageSize);
-    }
-    if (read < pages) break;  // the file ended: the process is exiting
-    address += pages * kBasePageSize;
   }
   return 0;
 }
@@ -112,7 +94,16 @@ std::optional<PresentPages> find_present_pages(const SysRoot& root, int pid, std
   }
   if (error != ENOTTY || !allow_read) return std::nullopt;
   present.runs.clear();
-  error = read_entries(fd.get(), start, end, present.runs);
+  // The same 8-byte entries the page-tracking heat sources read.
+  Mapping range;
+  range.start = start;
+  range.end = end;
+  error = heat::kernel::walk_pagemap(root, pid, {range},
+                                     [&](std::uint64_t address, std::uint64_t entry) {
+                                       if (heat::pagemap::present(entry)) {
+                                         append(present.runs, address, address + kBasePageSize);
+                                       }
+                                     });
   if (error != 0) return std::nullopt;
   return present;
 }

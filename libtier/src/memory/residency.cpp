@@ -225,9 +225,9 @@ ResidencyReport scan_residency(const SysRoot& root, MemorySyscalls& syscalls, in
     report.mappings.push_back(
         summarize_from_numa_maps(mapping, *numa_maps, options.keep_pages, report));
   };
+  const bool want_pages = options.range || options.keep_pages;
   for (const Mapping& mapping : mappings) {
     if (skip_mapping(mapping) || nothing_resident(mapping)) continue;
-    const bool want_pages = options.range || options.keep_pages;
     if (!want_pages && sparse_mapping(mapping)) {
       from_numa_maps(mapping);
       continue;

@@ -9,7 +9,6 @@ reported (inside the buffer), recall = reported and hot / hot. Pages
 reported outside the buffer (stack, program text) are counted and shown but
 do not lower precision: the truth file says nothing about them.
 """
-import importlib.util
 import json
 import os
 
@@ -17,11 +16,7 @@ import vmcheck
 
 PAGE = 4096
 
-_spec = importlib.util.spec_from_file_location(
-    "migrate_check",
-    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scenarios", "migrate.check.py"))
-_migrate = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_migrate)
+_migrate = vmcheck.scenario_check("migrate")
 parse_numa_maps = _migrate.parse_numa_maps
 json_lines = _migrate.json_lines
 

@@ -12,6 +12,7 @@ note and exits 0. Use `Check` to collect findings and `Facts` to read the
 guest's sysfs.
 """
 import argparse
+import importlib.util
 import json
 import os
 import re
@@ -20,6 +21,18 @@ import sys
 # QEMU's size suffixes are binary (1G = 2^30 bytes); the kernel reports HMAT
 # bandwidth in MB/s with MB = 2^20 bytes, so "20G" becomes 20480.
 _SUFFIX = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def scenario_check(name):
+    """Another scenario's check script (scenarios/NAME.check.py) loaded as a
+    module, for the helpers it defines (its file name has dots, so it cannot
+    be imported by name). Its main part does not run."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scenarios",
+                        name + ".check.py")
+    spec = importlib.util.spec_from_file_location(name + "_check", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def qemu_size(text):

@@ -3,11 +3,10 @@
 tier-touch's writer thread rewrites the buffer: afterwards every page is
 internally consistent at a plausible generation, all on node 0, and the
 writer really ran during the move (generations advanced)."""
-import importlib.util
 import os
+import sys
 
-_spec = importlib.util.spec_from_file_location(
-    "migrate_check", os.path.join(os.path.dirname(os.path.abspath(__file__)), "migrate.check.py"))
-migrate_check = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(migrate_check)
-migrate_check.run("migrate_concurrent", True)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import vmcheck  # noqa: E402
+
+vmcheck.scenario_check("migrate").run("migrate_concurrent", True)

@@ -6,17 +6,13 @@ P --from 2 --to 0` without --range listed and moved every one of them
 (requested == moved == the buffer's pages, nothing failed, no "sparse
 mapping" warning); numa_maps.after puts them on node 0 and tier-touch's own
 query and verification agree (bad_pages 0)."""
-import importlib.util
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import vmcheck  # noqa: E402
 
-spec = importlib.util.spec_from_file_location("migrate_check", os.path.join(HERE, "migrate.check.py"))
-migrate = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(migrate)
+migrate = vmcheck.scenario_check("migrate")
 
 
 def vma_of(vmas, addr):

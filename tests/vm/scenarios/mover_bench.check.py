@@ -13,17 +13,17 @@ consistent with its bytes_moved / seconds. All MB/s figures here are
 bytes_moved and seconds; migrate_pages: tier-kernel-migrate's clock around
 the one migrate_pages(2) call; naive: its own clock).
 Writes the figures to out/mover_bench/results.json."""
-import importlib.util
 import json
 import os
+import sys
 
-_spec = importlib.util.spec_from_file_location(
-    "migrate_check", os.path.join(os.path.dirname(os.path.abspath(__file__)), "migrate.check.py"))
-mc = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(mc)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import vmcheck  # noqa: E402
+
+mc = vmcheck.scenario_check("migrate")
 
 RATE = 20.0
-c = mc.vmcheck.Check("mover_bench")
+c = vmcheck.Check("mover_bench")
 c.eq("exit status", c.rc(), 0)
 if c.rc() == 127:
     c.finish()

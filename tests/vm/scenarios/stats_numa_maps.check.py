@@ -6,17 +6,17 @@ reports per node exactly the bytes the kernel's /proc/P/numa_maps shows
 right after each other (a second stats read just after numa_maps must agree
 too). The tiers add up to the nodes; the THP process's huge_bytes add up to
 smaps_rollup's AnonHugePages; the buffers are where tier-touch put them."""
-import importlib.util
 import json
 import os
 import re
+import sys
 
-_spec = importlib.util.spec_from_file_location(
-    "migrate_check", os.path.join(os.path.dirname(os.path.abspath(__file__)), "migrate.check.py"))
-mc = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(mc)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import vmcheck  # noqa: E402
 
-c = mc.vmcheck.Check("stats_numa_maps")
+mc = vmcheck.scenario_check("migrate")
+
+c = vmcheck.Check("stats_numa_maps")
 c.eq("exit status", c.rc(), 0)
 if c.rc() == 127:
     c.finish()
