@@ -13,6 +13,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
+#include <string_view>
 #include <random>
 
 #include "tier/policy/policy.hpp"
@@ -81,14 +84,37 @@ void apply(Snapshot& s, const tier::policy::Plan& plan) {
   s.now_s += s.tick_s;
 }
 
+// FNV-1a over every field of every move: a refactor of a policy must leave
+// the plan of the first tick (a fresh policy object on the same snapshot)
+// byte-identical, which this digest, printed once per benchmark, shows.
+std::uint64_t plan_digest(const tier::policy::Plan& plan) {
+  std::uint64_t h = 14695981039346656037ULL;
+  auto mix = [&h](std::string_view bytes) {
+    for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ULL;
+  };
+  for (const tier::policy::Move& m : plan.moves) {
+    mix(std::to_string(m.pid) + ' ' + std::to_string(m.start) + ' ' + std::to_string(m.end) + ' ' +
+        std::to_string(m.target_node) + ' ' + m.workload_id + ' ' + m.reason + '\n');
+  }
+  return h;
+}
+
 void tick(benchmark::State& state, const char* name) {
   Snapshot snapshot = big_snapshot(static_cast<std::size_t>(state.range(0)), 16);
   const tier::policy::PolicyInfo* info = tier::policy::find_policy(name);
   auto policy = info->make(tier::policy::resolve_params(*info, {}));
   std::size_t moves = 0;
+  bool first = true;
   for (auto _ : state) {
     tier::policy::Plan plan = policy->plan(snapshot);
     moves = plan.moves.size();
+    if (first) {
+      state.PauseTiming();
+      std::fprintf(stderr, "policy_bench: %s first tick: %zu moves, plan fnv1a64 %016llx\n", name,
+                   plan.moves.size(), static_cast<unsigned long long>(plan_digest(plan)));
+      first = false;
+      state.ResumeTiming();
+    }
     benchmark::DoNotOptimize(plan);
     state.PauseTiming();
     apply(snapshot, plan);

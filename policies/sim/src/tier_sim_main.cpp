@@ -3,6 +3,7 @@
 // (docs/simulator.md).
 #include <CLI/CLI.hpp>
 #include <cmath>
+#include <fstream>
 #include <iostream>
 #include <stdexcept>
 #include <string>
@@ -52,6 +53,7 @@ struct Args {
   std::string topology;
   unsigned cpu_node = 0;
   std::string write_trace;
+  std::string plans;
   std::size_t every = 1;
   bool json = false;
 };
@@ -62,6 +64,27 @@ std::uint64_t size_arg(const std::string& text, const char* option) {
     throw UsageError(std::string(option) + ": '" + text + "' is not a size (e.g. 4096, 2M, 16G)");
   }
   return *bytes;
+}
+
+// Simulator::run, with each epoch's plan written to `path` as it is made: the
+// text a refactor of a policy must leave byte-identical.
+tier::sim::SimResult run_writing_plans(tier::sim::Simulator& simulator,
+                                       tier::policy::Policy& policy, const std::string& path,
+                                       const std::vector<std::size_t>& checkpoints) {
+  std::ofstream out(path);
+  if (!out) throw UsageError("--plans: cannot write '" + path + "'");
+  tier::sim::SimResult result;
+  while (!simulator.done()) {
+    result.epochs.push_back(simulator.step(policy));
+    for (const tier::policy::Move& m : simulator.last_plan().moves) {
+      out << result.epochs.back().epoch << ' ' << m.pid << " 0x" << std::hex << m.start << " 0x"
+          << m.end << std::dec << ' ' << m.target_node << ' ' << m.workload_id << ' ' << m.reason
+          << '\n';
+    }
+  }
+  if (!out.flush()) throw std::runtime_error("--plans: writing '" + path + "' failed");
+  result.summary = tier::sim::summarize(result.epochs, checkpoints);
+  return result;
 }
 
 tier::policy::Params parse_params(const std::vector<std::string>& given) {
@@ -205,6 +228,10 @@ int run(int argc, char** argv) {
       ->type_name("DIR");
   app.add_option("--cpu-node", a.cpu_node, "Node the workloads run on")->capture_default_str();
   app.add_option("--write-trace", a.write_trace, "Also save the trace to FILE")->type_name("FILE");
+  app.add_option("--plans", a.plans,
+                 "Also write every epoch's planned moves to FILE, one line each "
+                 "(epoch, pid, start, end, target node, workload, reason)")
+      ->type_name("FILE");
   app.add_option("--every", a.every, "Print every K-th epoch row")->capture_default_str();
   app.add_flag("--json", a.json, "One JSON document instead of the table");
   try {
@@ -237,7 +264,9 @@ int run(int argc, char** argv) {
     options.ping_pong_window = a.ping_pong_window;
     std::unique_ptr<tier::policy::Policy> policy = info->make(params);
     tier::sim::Simulator simulator(trace, machine, options);
-    const tier::sim::SimResult result = simulator.run(*policy);
+    const tier::sim::SimResult result =
+        a.plans.empty() ? simulator.run(*policy) : run_writing_plans(simulator, *policy, a.plans,
+                                                               options.checkpoints);
     if (a.json) {
       boost::json::object doc = tier::sim::to_json(result);
       doc["policy"] = a.policy;

@@ -134,6 +134,8 @@ class Simulator {
   std::uint64_t used_bytes(unsigned node) const;
   /// The snapshot the policy saw in the last step().
   const policy::Snapshot& last_snapshot() const;
+  /// The plan the policy returned in the last step(), before the model applied it.
+  const policy::Plan& last_plan() const;
   /// The share of `truth` on tier-0 nodes under the current placement, and the
   /// oracle's share of it.
   double fast_share(const Distribution& truth) const;
