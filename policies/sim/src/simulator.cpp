@@ -40,7 +40,7 @@ struct Simulator::Impl {
   // Oracle share per distinct distribution (the pointer keeps it alive).
   std::vector<std::pair<std::shared_ptr<const Distribution>, double>> oracle_cache;
   policy::Snapshot snapshot;
-  policy::Plan plan;  // the last step's, for last_plan()
+  policy::Plan last_plan;  // the last step's, for Simulator::last_plan()
 
   Impl(const Trace& t, Machine m, SimOptions o, std::vector<unsigned> cpus,
        std::vector<unsigned> first_touch)
@@ -231,8 +231,8 @@ EpochReport Simulator::step(policy::Policy& policy) {
   s.model.allocate(allocation(s.trace, e));
   s.ingest(e, report);
   s.build_snapshot(e, report);
-  s.plan = policy.plan(s.snapshot);
-  s.apply(s.plan, e, report);
+  s.last_plan = policy.plan(s.snapshot);
+  s.apply(s.last_plan, e, report);
   for (heat::HeatMap& map : s.heat) map.end_epoch();
   // The placement now serves the next epoch's accesses; its pages are first
   // touched before any of them, so place them before scoring.
@@ -270,7 +270,7 @@ const policy::Snapshot& Simulator::last_snapshot() const {
 }
 
 const policy::Plan& Simulator::last_plan() const {
-  return impl_->plan;
+  return impl_->last_plan;
 }
 
 double Simulator::fast_share(const Distribution& truth) const {
