@@ -14,9 +14,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <string>
-#include <string_view>
 #include <random>
+#include <string>
 
 #include "tier/policy/policy.hpp"
 
@@ -84,37 +83,40 @@ void apply(Snapshot& s, const tier::policy::Plan& plan) {
   s.now_s += s.tick_s;
 }
 
-// FNV-1a over every field of every move: a refactor of a policy must leave
-// the plan of the first tick (a fresh policy object on the same snapshot)
-// byte-identical, which this digest, printed once per benchmark, shows.
-std::uint64_t plan_digest(const tier::policy::Plan& plan) {
+// FNV-1a over every field of every move of the first kFirstTicks ticks of a
+// fresh policy object (untimed, on a copy of the snapshot): a refactor of a
+// policy must leave these plans byte-identical, which the digest shows.
+constexpr int kFirstTicks = 5;
+
+void print_first_ticks(Snapshot snapshot, const tier::policy::PolicyInfo& info, const char* name) {
+  auto policy = info.make(tier::policy::resolve_params(info, {}));
   std::uint64_t h = 14695981039346656037ULL;
-  auto mix = [&h](std::string_view bytes) {
-    for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ULL;
-  };
-  for (const tier::policy::Move& m : plan.moves) {
-    mix(std::to_string(m.pid) + ' ' + std::to_string(m.start) + ' ' + std::to_string(m.end) + ' ' +
-        std::to_string(m.target_node) + ' ' + m.workload_id + ' ' + m.reason + '\n');
+  std::size_t moves = 0;
+  for (int tick = 0; tick < kFirstTicks; ++tick) {
+    const tier::policy::Plan plan = policy->plan(snapshot);
+    for (const tier::policy::Move& m : plan.moves) {
+      const std::string line = std::to_string(tick) + ' ' + std::to_string(m.pid) + ' ' +
+                               std::to_string(m.start) + ' ' + std::to_string(m.end) + ' ' +
+                               std::to_string(m.target_node) + ' ' + m.workload_id + ' ' +
+                               m.reason + '\n';
+      for (unsigned char c : line) h = (h ^ c) * 1099511628211ULL;
+    }
+    moves += plan.moves.size();
+    apply(snapshot, plan);
   }
-  return h;
+  std::fprintf(stderr, "policy_bench: %s first %d ticks: %zu moves, plans fnv1a64 %016llx\n", name,
+               kFirstTicks, moves, static_cast<unsigned long long>(h));
 }
 
 void tick(benchmark::State& state, const char* name) {
   Snapshot snapshot = big_snapshot(static_cast<std::size_t>(state.range(0)), 16);
   const tier::policy::PolicyInfo* info = tier::policy::find_policy(name);
   auto policy = info->make(tier::policy::resolve_params(*info, {}));
+  print_first_ticks(snapshot, *info, name);
   std::size_t moves = 0;
-  bool first = true;
   for (auto _ : state) {
     tier::policy::Plan plan = policy->plan(snapshot);
     moves = plan.moves.size();
-    if (first) {
-      state.PauseTiming();
-      std::fprintf(stderr, "policy_bench: %s first tick: %zu moves, plan fnv1a64 %016llx\n", name,
-                   plan.moves.size(), static_cast<unsigned long long>(plan_digest(plan)));
-      first = false;
-      state.ResumeTiming();
-    }
     benchmark::DoNotOptimize(plan);
     state.PauseTiming();
     apply(snapshot, plan);

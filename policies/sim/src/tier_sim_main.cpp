@@ -265,8 +265,8 @@ int run(int argc, char** argv) {
     std::unique_ptr<tier::policy::Policy> policy = info->make(params);
     tier::sim::Simulator simulator(trace, machine, options);
     const tier::sim::SimResult result =
-        a.plans.empty() ? simulator.run(*policy) : run_writing_plans(simulator, *policy, a.plans,
-                                                               options.checkpoints);
+        a.plans.empty() ? simulator.run(*policy)
+                        : run_writing_plans(simulator, *policy, a.plans, options.checkpoints);
     if (a.json) {
       boost::json::object doc = tier::sim::to_json(result);
       doc["policy"] = a.policy;
