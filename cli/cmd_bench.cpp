@@ -8,7 +8,7 @@
 #include <boost/json.hpp>
 
 #include "command.hpp"
-#include "tier/bench.hpp"
+#include "tier/bench/bench.hpp"
 
 namespace tierctl {
 

@@ -7,9 +7,9 @@
 #include <boost/json.hpp>
 
 #include "command.hpp"
-#include "tier/doctor.hpp"
+#include "tier/doctor/doctor.hpp"
 #include "tier/heat/report_json.hpp"
-#include "tier/kernel_tiering.hpp"
+#include "tier/kernel_tiering/kernel_tiering.hpp"
 
 namespace tierctl {
 

@@ -11,8 +11,8 @@
 
 #include "command.hpp"
 #include "process_args.hpp"
-#include "tier/page_mover.hpp"
-#include "tier/residency.hpp"
+#include "tier/memory/page_mover.hpp"
+#include "tier/memory/residency.hpp"
 
 namespace tierctl {
 

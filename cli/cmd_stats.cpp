@@ -15,8 +15,8 @@
 
 #include "command.hpp"
 #include "preload_stats.hpp"
-#include "tier/node_usage.hpp"
-#include "tier/residency.hpp"
+#include "tier/memory/node_usage.hpp"
+#include "tier/memory/residency.hpp"
 
 namespace tierctl {
 

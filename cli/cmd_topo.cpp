@@ -5,8 +5,8 @@
 
 #include "command.hpp"
 #include "daemon_client.hpp"
-#include "tier/topology_json.hpp"
-#include "tier/topology_text.hpp"
+#include "tier/topology/topology_json.hpp"
+#include "tier/topology/topology_text.hpp"
 
 namespace tierctl {
 

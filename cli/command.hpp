@@ -10,7 +10,7 @@
 #include <functional>
 #include <string>
 
-#include "tier/topology.hpp"
+#include "tier/topology/topology.hpp"
 
 namespace tierctl {
 

@@ -3,7 +3,7 @@
 #include <boost/asio.hpp>
 #include <boost/json.hpp>
 
-#include "tier/control_protocol.hpp"
+#include "tier/protocol/control_protocol.hpp"
 
 namespace tierctl {
 

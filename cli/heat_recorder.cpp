@@ -8,7 +8,7 @@
 #include <limits>
 #include <system_error>
 
-#include "tier/residency.hpp"
+#include "tier/memory/residency.hpp"
 #include "tier/sim/trace_file.hpp"
 
 namespace tierctl {

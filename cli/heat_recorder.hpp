@@ -30,7 +30,7 @@
 
 #include "tier/heat/heatmap.hpp"
 #include "tier/heat/sample.hpp"
-#include "tier/sysroot.hpp"
+#include "tier/posix/sysroot.hpp"
 
 namespace tier::sim {
 class TraceWriter;

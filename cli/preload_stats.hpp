@@ -12,7 +12,7 @@
 
 #include <boost/json.hpp>
 
-#include "tier/sysroot.hpp"
+#include "tier/posix/sysroot.hpp"
 
 namespace tierctl {
 

@@ -4,7 +4,7 @@
 
 #include <string_view>
 
-#include "tier/sysroot.hpp"
+#include "tier/posix/sysroot.hpp"
 
 namespace tierctl {
 

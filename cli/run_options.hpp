@@ -18,8 +18,8 @@
 #include <utility>
 #include <vector>
 
-#include "tier/cpulist.hpp"
-#include "tier/topology.hpp"
+#include "tier/cpu/cpulist.hpp"
+#include "tier/topology/topology.hpp"
 
 namespace tierctl::run {
 

@@ -13,7 +13,7 @@
 #include "metrics/listen_address.hpp"
 #include "tier/cpu/cpuset_backend.hpp"
 #include "tier/cpu/pool_spec.hpp"
-#include "tier/cpulist.hpp"
+#include "tier/cpu/cpulist.hpp"
 #include "tier/heat/selection.hpp"
 
 namespace tierd {

@@ -7,9 +7,9 @@
 #include "daemon.hpp"
 #include "heat_worker.hpp"
 #include "log.hpp"
-#include "tier/control_protocol.hpp"
+#include "tier/protocol/control_protocol.hpp"
 #include "tier/cpu/pool_spec.hpp"
-#include "tier/topology_json.hpp"
+#include "tier/topology/topology_json.hpp"
 #include "workloads/procfs.hpp"
 
 namespace tierd {

@@ -6,7 +6,7 @@
 #include <boost/json.hpp>
 #include <filesystem>
 
-#include "tier/control_protocol.hpp"
+#include "tier/protocol/control_protocol.hpp"
 
 namespace tierd {
 

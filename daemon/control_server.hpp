@@ -1,5 +1,5 @@
 // The control socket: accepts tierctl connections on a Unix stream socket and
-// answers JSON requests, one per line, in order (tier/control_protocol.hpp,
+// answers JSON requests, one per line, in order (tier/protocol/control_protocol.hpp,
 // docs/api.md). Runs on the daemon's Asio loop. A bad request gets an error
 // reply and never disturbs the daemon; a request to a `change` method from a
 // peer that is neither root nor in group `tier` (SO_PEERCRED) is refused with

@@ -7,7 +7,7 @@
 
 #include "heat_worker.hpp"
 #include "log.hpp"
-#include "tier/topology_text.hpp"
+#include "tier/topology/topology_text.hpp"
 #include "workloads/pod_overrides.hpp"
 #include "workloads/state_file.hpp"
 

@@ -33,9 +33,9 @@
 #include "pools/pool_manager.hpp"
 #include "residency_scanner.hpp"
 #include "service_notifier.hpp"
-#include "tier/node_usage.hpp"
+#include "tier/memory/node_usage.hpp"
 #include "tier/policy/policy.hpp"
-#include "tier/topology.hpp"
+#include "tier/topology/topology.hpp"
 #include "workloads/registry.hpp"
 
 namespace tierd {

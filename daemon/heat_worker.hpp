@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "tier/heat/collector.hpp"
-#include "tier/topology.hpp"
+#include "tier/topology/topology.hpp"
 
 namespace tierd {
 

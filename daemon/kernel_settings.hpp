@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "tier/sysroot.hpp"
+#include "tier/posix/sysroot.hpp"
 
 namespace tierd {
 

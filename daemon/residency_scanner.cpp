@@ -2,8 +2,8 @@
 
 #include <boost/asio/post.hpp>
 
-#include "tier/memory_syscalls.hpp"
-#include "tier/residency.hpp"
+#include "tier/memory/memory_syscalls.hpp"
+#include "tier/memory/residency.hpp"
 
 namespace tierd {
 

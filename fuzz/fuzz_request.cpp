@@ -36,7 +36,7 @@
 #include <string>
 #include <string_view>
 
-#include "tier/control_protocol.hpp"
+#include "tier/protocol/control_protocol.hpp"
 
 namespace {
 

@@ -30,9 +30,9 @@
 #include "metrics/http_server.hpp"
 #include "metrics/inputs.hpp"
 #include "metrics/listen_address.hpp"
-#include "tier/node_usage.hpp"
-#include "tier/page_mover.hpp"
-#include "tier/topology.hpp"
+#include "tier/memory/node_usage.hpp"
+#include "tier/memory/page_mover.hpp"
+#include "tier/topology/topology.hpp"
 
 namespace tierd {
 

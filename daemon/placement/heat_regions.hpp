@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "tier/heat/heatmap.hpp"
-#include "tier/memory_syscalls.hpp"
+#include "tier/memory/memory_syscalls.hpp"
 #include "tier/policy/policy.hpp"
 
 namespace tierd {

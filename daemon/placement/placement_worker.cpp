@@ -3,7 +3,7 @@
 #include <boost/asio/post.hpp>
 
 #include "tier/heat/selection.hpp"
-#include "tier/residency.hpp"
+#include "tier/memory/residency.hpp"
 
 namespace tierd {
 

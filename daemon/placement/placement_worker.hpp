@@ -28,8 +28,8 @@
 #include <vector>
 
 #include "plan_filter.hpp"
-#include "tier/memory_syscalls.hpp"
-#include "tier/page_mover.hpp"
+#include "tier/memory/memory_syscalls.hpp"
+#include "tier/memory/page_mover.hpp"
 #include "workload_heat.hpp"
 
 namespace tierd {

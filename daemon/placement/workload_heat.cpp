@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "tier/residency.hpp"
+#include "tier/memory/residency.hpp"
 
 namespace tierd {
 

@@ -20,7 +20,7 @@
 
 #include "heat_regions.hpp"
 #include "tier/heat/source.hpp"
-#include "tier/sysroot.hpp"
+#include "tier/posix/sysroot.hpp"
 
 namespace tierd {
 

@@ -18,10 +18,10 @@
 #include <string>
 
 #include "tier/cpu/cpu_usage.hpp"
-#include "tier/cpulist.hpp"
-#include "tier/node_usage.hpp"
+#include "tier/cpu/cpulist.hpp"
+#include "tier/memory/node_usage.hpp"
 #include "tier/policy/suppression.hpp"
-#include "tier/topology.hpp"
+#include "tier/topology/topology.hpp"
 
 namespace tierd {
 

@@ -30,8 +30,8 @@
 #include "tier/cpu/cpuset_backend.hpp"
 #include "tier/cpu/irq_affinity.hpp"
 #include "tier/cpu/pool_layout.hpp"
-#include "tier/sysroot.hpp"
-#include "tier/topology.hpp"
+#include "tier/posix/sysroot.hpp"
+#include "tier/topology/topology.hpp"
 #include "workloads/registry.hpp"
 
 namespace tierd {

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tier/sysroot.hpp"
+#include "tier/posix/sysroot.hpp"
 
 namespace tierd::detail {
 

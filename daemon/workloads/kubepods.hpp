@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "tier/sysroot.hpp"
+#include "tier/posix/sysroot.hpp"
 #include "workloads/pod_overrides.hpp"
 #include "workloads/registry.hpp"
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "tier/sysroot.hpp"
+#include "tier/posix/sysroot.hpp"
 
 namespace tierd::detail {
 

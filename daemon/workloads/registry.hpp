@@ -23,8 +23,8 @@
 #include <string_view>
 #include <vector>
 
-#include "tier/sysroot.hpp"
-#include "tier/workload_class.hpp"
+#include "tier/posix/sysroot.hpp"
+#include "tier/protocol/workload_class.hpp"
 
 namespace tierd {
 

@@ -1,6 +1,6 @@
 // The raw ACPI HMAT/SRAT parsers, on tables built here byte by byte in the
 // layout of ACPI 6.3 (as QEMU emits them for the emulated 4-node machine).
-#include "tier/acpi_hmat.hpp"
+#include "tier/topology/acpi_hmat.hpp"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "test_support.hpp"
-#include "tier/bench.hpp"
+#include "tier/bench/bench.hpp"
 
 namespace tier::bench {
 namespace {

@@ -1,4 +1,4 @@
-#include "tier/control_protocol.hpp"
+#include "tier/protocol/control_protocol.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "tier/cpulist.hpp"
+#include "tier/cpu/cpulist.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Doctor: file-based checks against fixture trees built in the test, decision
 // logic against fake probers, and one live run of the real BPF probes.
-#include "tier/doctor.hpp"
+#include "tier/doctor/doctor.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

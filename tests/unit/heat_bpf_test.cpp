@@ -29,10 +29,10 @@
 #include <gtest/gtest.h>
 
 #include "test_support.hpp"
-#include "tier/cpulist.hpp"
+#include "tier/cpu/cpulist.hpp"
 #include "tier/heat/bpf_sources.hpp"
 #include "tier/heat/sources.hpp"
-#include "tier/sysroot.hpp"
+#include "tier/posix/sysroot.hpp"
 
 namespace tier::heat {
 namespace {

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "test_support.hpp"
-#include "tier/sysroot.hpp"
+#include "tier/posix/sysroot.hpp"
 
 namespace tier::test {
 

@@ -2,7 +2,7 @@
 // debugfs knobs, demotion, DAMON kdamonds and schemes, interleave weights,
 // nothing at all, garbage), one live read of this machine's
 // numa_balancing, and `tierctl doctor --json` carrying the object.
-#include "tier/kernel_tiering.hpp"
+#include "tier/kernel_tiering/kernel_tiering.hpp"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #include <map>
 #include <optional>
 
-#include "tier/memory_syscalls.hpp"
+#include "tier/memory/memory_syscalls.hpp"
 
 namespace tier::test {
 

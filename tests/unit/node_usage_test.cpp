@@ -1,6 +1,6 @@
 // NodeUsage: meminfo/numastat/vmstat/zoneinfo parsing against a fixture tree,
 // rates between snapshots, cgroup v2 memory.numa_stat, the free-memory floor.
-#include "tier/node_usage.hpp"
+#include "tier/memory/node_usage.hpp"
 
 #include <gtest/gtest.h>
 

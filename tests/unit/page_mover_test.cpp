@@ -1,7 +1,7 @@
 // PageMover: accounting of every status, call errors (ESRCH mid-move, EPERM),
 // cancel, low free memory, rate limit, huge units; and a live move of this
 // test's own pages to node 0 (the only node here).
-#include "tier/page_mover.hpp"
+#include "tier/memory/page_mover.hpp"
 
 #include <gtest/gtest.h>
 

@@ -17,7 +17,7 @@
 
 #include "memory_fakes.hpp"
 #include "test_support.hpp"
-#include "tier/residency.hpp"
+#include "tier/memory/residency.hpp"
 
 namespace tier {
 namespace {

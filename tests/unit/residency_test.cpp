@@ -1,7 +1,7 @@
 // Residency: maps/smaps parsing, per-node summaries (4 KiB, THP, hugetlb),
 // scans through a fixture /proc and a fake move_pages, and a live scan of
 // this test's own pages.
-#include "tier/residency.hpp"
+#include "tier/memory/residency.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>

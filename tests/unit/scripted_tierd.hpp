@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "control_server.hpp"
-#include "tier/control_protocol.hpp"
+#include "tier/protocol/control_protocol.hpp"
 
 namespace tier::test {
 

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "test_support.hpp"
-#include "tier/topology.hpp"
+#include "tier/topology/topology.hpp"
 
 namespace tier {
 namespace {

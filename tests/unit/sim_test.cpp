@@ -22,7 +22,7 @@
 #include "tier/sim/report.hpp"
 #include "tier/sim/simulator.hpp"
 #include "tier/sim/trace_file.hpp"
-#include "tier/topology.hpp"
+#include "tier/topology/topology.hpp"
 
 namespace tier::sim {
 namespace {

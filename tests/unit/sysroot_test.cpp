@@ -1,4 +1,4 @@
-#include "tier/sysroot.hpp"
+#include "tier/posix/sysroot.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "tier/tier_ranking.hpp"
+#include "tier/topology/tier_ranking.hpp"
 
 #include <gtest/gtest.h>
 

@@ -22,7 +22,7 @@
 
 #include "scripted_tierd.hpp"
 #include "test_support.hpp"
-#include "tier/control_protocol.hpp"
+#include "tier/protocol/control_protocol.hpp"
 
 namespace tier::test {
 namespace {

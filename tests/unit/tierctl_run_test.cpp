@@ -17,8 +17,8 @@
 
 #include "scripted_tierd.hpp"
 #include "test_support.hpp"
-#include "tier/control_protocol.hpp"
-#include "tier/topology.hpp"
+#include "tier/protocol/control_protocol.hpp"
+#include "tier/topology/topology.hpp"
 
 namespace {
 

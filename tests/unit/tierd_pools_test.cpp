@@ -9,7 +9,7 @@
 
 #include "doctor/mounts.hpp"
 #include "tier/cpu/cpu_inventory.hpp"
-#include "tier/cpulist.hpp"
+#include "tier/cpu/cpulist.hpp"
 #include "tierd_harness.hpp"
 
 namespace tier::test {

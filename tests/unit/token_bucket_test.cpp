@@ -1,7 +1,7 @@
 // TokenBucket: the pure rate limiter under the PageMover.
 #include <gtest/gtest.h>
 
-#include "tier/page_mover.hpp"
+#include "tier/memory/page_mover.hpp"
 
 namespace tier {
 namespace {

@@ -8,8 +8,8 @@
 #include <tuple>
 
 #include "test_support.hpp"
-#include "tier/topology.hpp"
-#include "tier/topology_json.hpp"
+#include "tier/topology/topology.hpp"
+#include "tier/topology/topology_json.hpp"
 
 namespace tier {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <boost/json.hpp>
 
-#include "tier/topology_json.hpp"
+#include "tier/topology/topology_json.hpp"
 
 namespace tier {
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "test_support.hpp"
-#include "tier/sysroot.hpp"
+#include "tier/posix/sysroot.hpp"
 #include "workloads/registry.hpp"
 
 namespace tier::test {

@@ -6,7 +6,7 @@ add_executable(residency_bench ${CMAKE_CURRENT_LIST_DIR}/residency_bench.cpp)
 target_link_libraries(residency_bench PRIVATE benchmark::benchmark tier tier_warnings)
 
 # Heat benchmarks (HeatMap ingest, memory at 64 GiB): their own fragment.
-include(${CMAKE_CURRENT_LIST_DIR}/heat_benchmarks.cmake OPTIONAL)
+include(${CMAKE_CURRENT_LIST_DIR}/heat_benchmarks.cmake)
 
 # tierd's `status` round trip with 0 and 1000 workloads (scripts/bench-tierd.sh).
 add_executable(tierd_status_bench ${CMAKE_CURRENT_LIST_DIR}/status_latency.cpp)

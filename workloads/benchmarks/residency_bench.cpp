@@ -8,7 +8,7 @@
 
 #include <cstring>
 
-#include "tier/residency.hpp"
+#include "tier/memory/residency.hpp"
 
 namespace {
 

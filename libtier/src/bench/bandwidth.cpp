@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "internal.hpp"
-#include "tier/bench.hpp"
+#include "tier/bench/bench.hpp"
 
 namespace tier::bench::detail {
 

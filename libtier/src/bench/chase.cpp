@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "internal.hpp"
-#include "tier/bench.hpp"
+#include "tier/bench/bench.hpp"
 
 namespace tier::bench {
 

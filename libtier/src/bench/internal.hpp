@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tier/cpulist.hpp"
+#include "tier/cpu/cpulist.hpp"
 
 namespace tier::bench::detail {
 

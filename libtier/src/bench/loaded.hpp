@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "internal.hpp"
-#include "tier/bench.hpp"
+#include "tier/bench/bench.hpp"
 
 namespace tier::bench::detail {
 

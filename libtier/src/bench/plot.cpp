@@ -13,7 +13,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "tier/bench.hpp"
+#include "tier/bench/bench.hpp"
 
 extern char** environ;
 

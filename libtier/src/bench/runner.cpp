@@ -5,7 +5,7 @@
 
 #include "internal.hpp"
 #include "loaded.hpp"
-#include "tier/bench.hpp"
+#include "tier/bench/bench.hpp"
 
 namespace tier::bench {
 

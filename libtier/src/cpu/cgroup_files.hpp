@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "tier/cpu/cpuset_backend.hpp"
-#include "tier/sysroot.hpp"
+#include "tier/posix/sysroot.hpp"
 
 namespace tier::cpu {
 

@@ -2,7 +2,7 @@
 // kernel's nodeN/cpulist when a sysfs tree is at hand (see cpu_inventory.hpp).
 #include <map>
 
-#include "hwloc_open.hpp"
+#include "topology/hwloc_open.hpp"
 #include "tier/cpu/cpu_inventory.hpp"
 
 namespace tier::cpu {

@@ -13,7 +13,7 @@
 
 #include "cpu/cpuset_plan.hpp"
 #include "tier/cpu/cpuset_backend.hpp"
-#include "tier/sysroot.hpp"
+#include "tier/posix/sysroot.hpp"
 
 namespace tier::cpu {
 

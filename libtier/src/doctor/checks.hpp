@@ -1,14 +1,14 @@
 // Internal to the doctor: the context every check gets, the check functions
 // (one per probed feature, grouped by kernel subsystem in check_*.cpp) and
-// small text helpers. Not installed; tests go through tier/doctor.hpp.
+// small text helpers. Not installed; tests go through tier/doctor/doctor.hpp.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "tier/doctor.hpp"
-#include "tier/sysroot.hpp"
+#include "tier/doctor/doctor.hpp"
+#include "tier/posix/sysroot.hpp"
 
 namespace tier::doctor {
 

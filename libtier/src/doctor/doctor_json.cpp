@@ -1,7 +1,7 @@
 // JSON form of the report, the stable machine-readable interface of doctor.
 #include <boost/json.hpp>
 
-#include "tier/doctor.hpp"
+#include "tier/doctor/doctor.hpp"
 
 namespace tier::doctor {
 

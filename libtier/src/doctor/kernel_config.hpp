@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "tier/sysroot.hpp"
+#include "tier/posix/sysroot.hpp"
 
 namespace tier::doctor {
 

@@ -8,7 +8,7 @@
 #include "kernel_activity.hpp"
 #include "node_resolver.hpp"
 #include "tier/heat/selection.hpp"
-#include "tier/residency.hpp"
+#include "tier/memory/residency.hpp"
 
 namespace tier::heat {
 

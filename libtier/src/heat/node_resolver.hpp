@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "tier/heat/sample.hpp"
-#include "tier/memory_syscalls.hpp"
+#include "tier/memory/memory_syscalls.hpp"
 
 namespace tier::heat {
 

@@ -1,5 +1,5 @@
 // The live MemorySyscalls: libnuma's move_pages wrapper (a plain syscall).
-#include "tier/memory_syscalls.hpp"
+#include "tier/memory/memory_syscalls.hpp"
 
 #include <numaif.h>
 

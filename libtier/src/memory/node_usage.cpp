@@ -1,6 +1,6 @@
 // Node memory use, /proc/vmstat tiering counters, cgroup v2 memory.numa_stat.
-#include "tier/node_usage.hpp"
-#include "../text_scan.hpp"
+#include "tier/memory/node_usage.hpp"
+#include "posix/text_scan.hpp"
 
 #include <algorithm>
 #include <charconv>

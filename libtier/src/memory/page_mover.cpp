@@ -1,5 +1,5 @@
 // PageMover: batched, rate-limited move_pages(MPOL_MF_MOVE) with exact accounting.
-#include "tier/page_mover.hpp"
+#include "tier/memory/page_mover.hpp"
 
 #include <numaif.h>
 
@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-#include "tier/node_usage.hpp"
+#include "tier/memory/node_usage.hpp"
 
 namespace tier {
 

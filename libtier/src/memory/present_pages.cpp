@@ -9,10 +9,10 @@
 #include <cerrno>
 #include <string>
 
-#include "../heat/kernel/kernel_io.hpp"
-#include "../heat/kernel/pagemap_walk.hpp"
+#include "heat/kernel/kernel_io.hpp"
+#include "heat/kernel/pagemap_walk.hpp"
 #include "tier/heat/page_tracking.hpp"
-#include "tier/residency.hpp"
+#include "tier/memory/residency.hpp"
 
 // Debian 12's kernel headers (6.1) predate PAGEMAP_SCAN (6.7); the ABI below
 // is the kernel's include/uapi/linux/fs.h, stable since then.

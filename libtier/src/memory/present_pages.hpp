@@ -14,7 +14,7 @@
 #include <optional>
 #include <vector>
 
-#include "tier/sysroot.hpp"
+#include "tier/posix/sysroot.hpp"
 
 namespace tier {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "present_pages.hpp"
-#include "tier/residency.hpp"
+#include "tier/memory/residency.hpp"
 
 namespace tier {
 

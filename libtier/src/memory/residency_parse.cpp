@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <map>
 #include <sstream>
-#include "../text_scan.hpp"
-#include "tier/residency.hpp"
+#include "posix/text_scan.hpp"
+#include "tier/memory/residency.hpp"
 
 namespace tier {
 

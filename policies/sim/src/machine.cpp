@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "tier/topology.hpp"
+#include "tier/topology/topology.hpp"
 
 namespace tier::sim {
 

@@ -9,14 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "tier/bench.hpp"
+#include "tier/bench/bench.hpp"
 #include "tier/policy/policy.hpp"
 #include "tier/sim/generators.hpp"
 #include "tier/sim/machine.hpp"
 #include "tier/sim/report.hpp"
 #include "tier/sim/simulator.hpp"
 #include "tier/sim/trace_file.hpp"
-#include "tier/topology.hpp"
+#include "tier/topology/topology.hpp"
 
 namespace {
 

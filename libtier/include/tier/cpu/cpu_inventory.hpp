@@ -14,8 +14,8 @@
 #include <optional>
 #include <vector>
 
-#include "tier/cpulist.hpp"
-#include "tier/topology.hpp"
+#include "tier/cpu/cpulist.hpp"
+#include "tier/topology/topology.hpp"
 
 namespace tier::cpu {
 

@@ -20,8 +20,8 @@
 #include <utility>
 #include <vector>
 
-#include "tier/cpulist.hpp"
-#include "tier/sysroot.hpp"
+#include "tier/cpu/cpulist.hpp"
+#include "tier/posix/sysroot.hpp"
 
 namespace tier::cpu {
 

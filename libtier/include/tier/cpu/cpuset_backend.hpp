@@ -26,8 +26,8 @@
 #include <string_view>
 #include <vector>
 
-#include "tier/cpulist.hpp"
-#include "tier/sysroot.hpp"
+#include "tier/cpu/cpulist.hpp"
+#include "tier/posix/sysroot.hpp"
 
 namespace tier::cpu {
 

@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "tier/cpulist.hpp"
-#include "tier/sysroot.hpp"
+#include "tier/cpu/cpulist.hpp"
+#include "tier/posix/sysroot.hpp"
 
 namespace tier::cpu {
 

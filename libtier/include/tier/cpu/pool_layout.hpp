@@ -25,9 +25,9 @@
 
 #include "tier/cpu/cpu_inventory.hpp"
 #include "tier/cpu/pool_spec.hpp"
-#include "tier/cpulist.hpp"
-#include "tier/topology.hpp"
-#include "tier/workload_class.hpp"
+#include "tier/cpu/cpulist.hpp"
+#include "tier/topology/topology.hpp"
+#include "tier/protocol/workload_class.hpp"
 
 namespace tier::cpu {
 

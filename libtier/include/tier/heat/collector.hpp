@@ -27,9 +27,9 @@
 #include "tier/heat/sample.hpp"
 #include "tier/heat/selection.hpp"
 #include "tier/heat/source.hpp"
-#include "tier/memory_syscalls.hpp"
-#include "tier/sysroot.hpp"
-#include "tier/topology.hpp"
+#include "tier/memory/memory_syscalls.hpp"
+#include "tier/posix/sysroot.hpp"
+#include "tier/topology/topology.hpp"
 
 namespace tier::heat {
 

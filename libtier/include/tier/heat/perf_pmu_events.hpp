@@ -24,7 +24,7 @@
 #include <string>
 #include <string_view>
 
-#include "tier/sysroot.hpp"
+#include "tier/posix/sysroot.hpp"
 
 namespace tier::heat::perf {
 

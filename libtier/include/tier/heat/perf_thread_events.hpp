@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "tier/heat/perf_records.hpp"
-#include "tier/sysroot.hpp"
+#include "tier/posix/sysroot.hpp"
 
 namespace tier::heat::perf {
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "tier/heat/source.hpp"
-#include "tier/sysroot.hpp"
+#include "tier/posix/sysroot.hpp"
 
 namespace tier::heat {
 

@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "tier/heat/sample.hpp"
-#include "tier/sysroot.hpp"
+#include "tier/posix/sysroot.hpp"
 
 namespace tier::heat {
 

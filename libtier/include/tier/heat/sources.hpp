@@ -10,7 +10,7 @@
 #include <memory>
 
 #include "tier/heat/source.hpp"
-#include "tier/sysroot.hpp"
+#include "tier/posix/sysroot.hpp"
 
 namespace tier::heat {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "tier/sysroot.hpp"
+#include "tier/posix/sysroot.hpp"
 
 struct bpf_map;
 

@@ -4,7 +4,7 @@
 // vaddr is built is decided by the doctor's damon_vaddr check (an existing
 // context's avail_operations, else the kernel config, else kallsyms), so
 // `tierctl doctor` and the source never disagree.
-#include "../../doctor/checks.hpp"
+#include "doctor/checks.hpp"
 #include "damon_sysfs.hpp"
 #include "tier/heat/sources.hpp"
 

@@ -4,7 +4,7 @@
 #include <limits>
 #include <sstream>
 
-#include "../../text_scan.hpp"
+#include "posix/text_scan.hpp"
 #include "kernel_io.hpp"
 
 namespace tier::heat::kernel {

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "tier/heat/damon_source.hpp"
-#include "tier/sysroot.hpp"
+#include "tier/posix/sysroot.hpp"
 
 namespace tier::heat::kernel {
 

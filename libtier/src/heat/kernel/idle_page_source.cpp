@@ -22,7 +22,7 @@
 #include <memory>
 #include <optional>
 
-#include "../../doctor/checks.hpp"
+#include "doctor/checks.hpp"
 #include "idle_bitmap.hpp"
 #include "kernel_io.hpp"
 #include "page_runs.hpp"

@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <ctime>
 
-#include "../../doctor/checks.hpp"
+#include "doctor/checks.hpp"
 
 namespace tier::heat::kernel {
 

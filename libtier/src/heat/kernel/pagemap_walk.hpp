@@ -2,7 +2,7 @@
 // the soft-dirty and idle-page sources.
 //
 // Contract: read_mappings() lists /proc/PID/maps through the SysRoot with the
-// parser residency already uses (tier/residency.hpp), minus the kernel's
+// parser residency already uses (tier/memory/residency.hpp), minus the kernel's
 // special mappings ([vsyscall], [vdso], [vvar]) and whatever `keep` rejects.
 // A process that has exited (no /proc/PID, or a zombie whose maps are empty)
 // is reported as gone, never as an error. walk_pagemap() reads
@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "tier/residency.hpp"
-#include "tier/sysroot.hpp"
+#include "tier/memory/residency.hpp"
+#include "tier/posix/sysroot.hpp"
 
 namespace tier::heat::kernel {
 

@@ -14,11 +14,11 @@
 // only resets bits.
 #include <memory>
 
-#include "../../doctor/checks.hpp"
+#include "doctor/checks.hpp"
 #include "kernel_io.hpp"
 #include "page_runs.hpp"
 #include "pagemap_walk.hpp"
-#include "tier/doctor.hpp"
+#include "tier/doctor/doctor.hpp"
 #include "tier/heat/page_tracking.hpp"
 #include "tier/heat/sources.hpp"
 #include "tracked_pids.hpp"

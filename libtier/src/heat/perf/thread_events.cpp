@@ -11,7 +11,7 @@
 #include <cstring>
 #include <string>
 
-#include "tier/cpulist.hpp"
+#include "tier/cpu/cpulist.hpp"
 #include "tier/heat/perf_ring.hpp"
 #include "tier/heat/perf_thread_events.hpp"
 #include "tier/heat/source.hpp"

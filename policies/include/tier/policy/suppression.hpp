@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "tier/cpu/cpu_inventory.hpp"
-#include "tier/cpulist.hpp"
+#include "tier/cpu/cpulist.hpp"
 
 namespace tier::policy {
 
