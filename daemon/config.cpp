@@ -11,9 +11,9 @@
 
 #include "default_config.hpp"
 #include "metrics/listen_address.hpp"
+#include "tier/cpu/cpulist.hpp"
 #include "tier/cpu/cpuset_backend.hpp"
 #include "tier/cpu/pool_spec.hpp"
-#include "tier/cpu/cpulist.hpp"
 #include "tier/heat/selection.hpp"
 
 namespace tierd {

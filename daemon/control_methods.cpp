@@ -7,8 +7,8 @@
 #include "daemon.hpp"
 #include "heat_worker.hpp"
 #include "log.hpp"
-#include "tier/protocol/control_protocol.hpp"
 #include "tier/cpu/pool_spec.hpp"
+#include "tier/protocol/control_protocol.hpp"
 #include "tier/topology/topology_json.hpp"
 #include "workloads/procfs.hpp"
 

@@ -2,10 +2,10 @@
 
 #include <boost/asio/post.hpp>
 
-#include "tier/protocol/control_protocol.hpp"
 #include "tier/heat/report_json.hpp"
 #include "tier/heat/selection.hpp"
 #include "tier/memory/memory_syscalls.hpp"
+#include "tier/protocol/control_protocol.hpp"
 
 namespace tierd {
 

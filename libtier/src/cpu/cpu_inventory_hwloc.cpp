@@ -2,8 +2,8 @@
 // kernel's nodeN/cpulist when a sysfs tree is at hand (see cpu_inventory.hpp).
 #include <map>
 
-#include "topology/hwloc_open.hpp"
 #include "tier/cpu/cpu_inventory.hpp"
+#include "topology/hwloc_open.hpp"
 
 namespace tier::cpu {
 

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "tier/cpu/cpu_inventory.hpp"
-#include "tier/topology/topology.hpp"
 #include "tier/protocol/workload_class.hpp"
+#include "tier/topology/topology.hpp"
 
 namespace tier::cpu::detail {
 

@@ -24,10 +24,10 @@
 #include <vector>
 
 #include "tier/cpu/cpu_inventory.hpp"
-#include "tier/cpu/pool_spec.hpp"
 #include "tier/cpu/cpulist.hpp"
-#include "tier/topology/topology.hpp"
+#include "tier/cpu/pool_spec.hpp"
 #include "tier/protocol/workload_class.hpp"
+#include "tier/topology/topology.hpp"
 
 namespace tier::cpu {
 

@@ -4,8 +4,8 @@
 // vaddr is built is decided by the doctor's damon_vaddr check (an existing
 // context's avail_operations, else the kernel config, else kallsyms), so
 // `tierctl doctor` and the source never disagree.
-#include "doctor/checks.hpp"
 #include "damon_sysfs.hpp"
+#include "doctor/checks.hpp"
 #include "tier/heat/sources.hpp"
 
 namespace tier::heat {

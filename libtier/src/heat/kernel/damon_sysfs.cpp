@@ -4,8 +4,8 @@
 #include <limits>
 #include <sstream>
 
-#include "posix/text_scan.hpp"
 #include "kernel_io.hpp"
+#include "posix/text_scan.hpp"
 
 namespace tier::heat::kernel {
 
