@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <boost/json.hpp>
+#include <chrono>
 #include <thread>
 
 #include <gmock/gmock.h>
@@ -98,6 +99,11 @@ TEST(StateFile, AConcurrentReaderNeverSeesATornFile) {
       ++reads;
     }
   });
+  // The writes start once the reader is reading: on a loaded machine the
+  // reader thread may otherwise first run after the last write (a run with
+  // two compilers beside it read nothing at all).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (reads == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
   for (int generation = 1; generation <= 100; ++generation) {
     tierd::write_state_file(path, document(generation));
   }
