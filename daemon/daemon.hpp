@@ -65,7 +65,7 @@ class Daemon {
   void save_state();
   void use_policy(const std::string& name, const tier::policy::Params& params);
 
-  // --- timers (sampling.cpp) ---
+  // --- the loop's timers: sampling epoch, policy tick (loop_timers.cpp) ---
   void schedule_epoch();
   void schedule_tick();
   void sample_epoch();
@@ -76,7 +76,7 @@ class Daemon {
   tier::policy::Snapshot policy_snapshot() const;
   std::vector<WorkloadPlacement> placements() const;
 
-  // --- placement: heat, moves, what they did (placement_state.cpp) ---
+  // --- placement: heat, moves, what they did (placement/daemon_placement.cpp) ---
   void start_placement();
   /// The heat source `own` + `auto` resolves to, and the config the kernel
   /// settings are applied from (heat_source resolved).
@@ -99,7 +99,7 @@ class Daemon {
   TierResidency residency_by_tier(const std::string& workload_id) const;
   std::vector<std::vector<double>> latency_matrix() const;
 
-  // --- CPU pools (pools_state.cpp) ---
+  // --- CPU pools (pools/daemon_pools.cpp) ---
   /// Builds the pool manager for `config` ([pools] enabled) or tears the
   /// running one down; throws what the backend choice throws.
   void configure_pools(const Config& config);

@@ -31,7 +31,8 @@ using SourceFactory = std::function<std::unique_ptr<tier::heat::HeatSource>(
 
 class WorkloadHeat {
  public:
-  /// `candidates`: source names to try in order (one name, or the auto list).
+  /// `candidates`: source names to try in order (one name, or the auto list);
+  /// `options.root` must be set (the mappings are read through it).
   WorkloadHeat(std::vector<pid_t> pids, const std::vector<std::string>& candidates,
                const tier::heat::SourceOptions& options, const SourceFactory& factory);
   ~WorkloadHeat();
@@ -44,7 +45,6 @@ class WorkloadHeat {
   /// Every resident 2 MiB region of every process with its heat and node.
   std::vector<tier::policy::Region> regions(tier::MemorySyscalls& syscalls);
 
-  const std::vector<pid_t>& pids() const { return pids_; }
   const std::string& source_name() const { return source_name_; }
   tier::heat::SourceCounters counters() const { return source_->counters(); }
   bool active() const { return active_; }
