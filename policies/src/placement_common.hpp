@@ -41,6 +41,7 @@ class NodeLedger {
   std::vector<unsigned> nodes_of_tier(unsigned tier) const;
   /// The lowest tier rank any node has (the fast tier); 0 without nodes.
   unsigned fastest_tier() const;
+  /// Every node id, ascending.
   std::vector<unsigned> nodes() const;
 
  private:

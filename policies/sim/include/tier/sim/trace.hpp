@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "tier/protocol/workload_class.hpp"
+
 namespace tier::heat {
 struct AccessSample;
 }
@@ -45,7 +47,7 @@ struct Mapping {
 struct TraceWorkload {
   std::string id;
   std::uint32_t pid = 0;
-  std::string workload_class = "default";  // "online" | "offline" | "default"
+  WorkloadClass workload_class = WorkloadClass::normal;  // "default" in a trace file
   int priority = 0;
   std::vector<Mapping> mappings;
   std::uint64_t pages() const;
