@@ -104,13 +104,10 @@ class MoveHistory {
   /// every block is held.
   std::optional<Region> movable_part(const Region& region, double now_s,
                                      bool waive_residency = false) const;
-  bool may_move(const Region& region, double now_s, bool waive_residency = false) const;
-  bool bouncing(const Region& region, double now_s) const;
   void record(const Region& region, double now_s);
   /// Forgets moves older than the window (bounded memory), in the order they
   /// were recorded: the cost is the number forgotten, not the history's size.
   void expire(double now_s);
-  std::size_t size() const { return entries_.size(); }
 
  private:
   struct Move {

@@ -22,10 +22,6 @@
 
 #include "tier/protocol/workload_class.hpp"
 
-namespace tier::heat {
-struct AccessSample;
-}
-
 namespace tier::sim {
 
 /// One sampled access (or `count` of them) as a sampler reports it.
@@ -109,8 +105,5 @@ void validate(const Trace& trace);
 /// sample spreads its count evenly over the pages it covers). Samples outside
 /// every workload's mappings are ignored. Empty runs when nothing maps.
 Distribution empirical_distribution(const Trace& trace, const std::vector<TraceSample>& samples);
-
-/// What a recorded trace stores of a heat source's sample.
-TraceSample to_trace_sample(const heat::AccessSample& sample);
 
 }  // namespace tier::sim
