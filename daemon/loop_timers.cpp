@@ -159,7 +159,7 @@ tier::policy::Snapshot Daemon::policy_snapshot() const {
   for (const Workload& workload : registry_.workloads()) {
     tier::policy::WorkloadState state;
     state.id = workload.id;
-    state.workload_class = to_string(workload.workload_class);
+    state.workload_class = workload.workload_class;
     state.priority = workload.priority;
     state.pids = registry_.pids_of(workload);
     state.budget_mbps = offline_budget_mbps(workload).value_or(workload.budget_mbps);

@@ -176,19 +176,6 @@ bool MoveHistory::held(const Entry& entry, std::uint32_t parts, double now_s,
   return false;
 }
 
-bool MoveHistory::bouncing(const Region& region, double now_s) const {
-  // Residency waived: what is left holding is the bounce count.
-  return any_block(region, [&](std::uint64_t, std::uint32_t parts, const Entry& entry) {
-    return held(entry, parts, now_s, true);
-  });
-}
-
-bool MoveHistory::may_move(const Region& region, double now_s, bool waive_residency) const {
-  return !any_block(region, [&](std::uint64_t, std::uint32_t parts, const Entry& entry) {
-    return held(entry, parts, now_s, waive_residency);
-  });
-}
-
 std::optional<Region> MoveHistory::movable_part(const Region& region, double now_s,
                                                 bool waive_residency) const {
   if (region.end <= region.start) return std::nullopt;

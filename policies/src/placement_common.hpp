@@ -41,6 +41,7 @@ class NodeLedger {
   std::vector<unsigned> nodes_of_tier(unsigned tier) const;
   /// The lowest tier rank any node has (the fast tier); 0 without nodes.
   unsigned fastest_tier() const;
+  /// Every node id, ascending.
   std::vector<unsigned> nodes() const;
 
  private:
@@ -103,13 +104,10 @@ class MoveHistory {
   /// every block is held.
   std::optional<Region> movable_part(const Region& region, double now_s,
                                      bool waive_residency = false) const;
-  bool may_move(const Region& region, double now_s, bool waive_residency = false) const;
-  bool bouncing(const Region& region, double now_s) const;
   void record(const Region& region, double now_s);
   /// Forgets moves older than the window (bounded memory), in the order they
   /// were recorded: the cost is the number forgotten, not the history's size.
   void expire(double now_s);
-  std::size_t size() const { return entries_.size(); }
 
  private:
   struct Move {

@@ -165,7 +165,7 @@ TEST(TraceRecorder, WritesATraceTheSimulatorReadsWithAggregatedSamplesInsideTheM
   const auto& w = trace.workloads[0];
   EXPECT_EQ(w.id, "pid:4242");
   EXPECT_EQ(w.pid, 4242u);
-  EXPECT_EQ(w.workload_class, "default");
+  EXPECT_EQ(w.workload_class, tier::WorkloadClass::normal);
   EXPECT_EQ(w.priority, 0);
   EXPECT_EQ(w.mappings, (std::vector<tier::sim::Mapping>{{kA, 16}, {kB, 4}}));
   ASSERT_EQ(trace.epochs.size(), 2u);

@@ -33,9 +33,9 @@ NodeState& node(Snapshot& s, unsigned id) {
 }
 
 // `heats` regions of 64 MiB on `on_node`, consecutive addresses from `base`.
-WorkloadState workload(const std::string& id, const std::string& cls, int cpu_node,
-                       unsigned on_node, const std::vector<double>& heats,
-                       std::uint64_t base = 0x10000000, pid_t pid = 100) {
+WorkloadState workload(const std::string& id, WorkloadClass cls, int cpu_node, unsigned on_node,
+                       const std::vector<double>& heats, std::uint64_t base = 0x10000000,
+                       pid_t pid = 100) {
   WorkloadState w;
   w.id = id;
   w.workload_class = cls;
@@ -86,7 +86,7 @@ TEST(PolicyRegistry, ListsTheThreePoliciesWithTheirParameters) {
 
 TEST(Balanced, PromotesHottestFirstIntoTheFastNodeNearestTheWorkload) {
   Snapshot s = machine();
-  s.workloads = {workload("w", "online", 1, 2, {1, 10, 5})};
+  s.workloads = {workload("w", WorkloadClass::online, 1, 2, {1, 10, 5})};
   account(s);
   // Node 1 has room for two regions above its high watermark (4% = 41 MiB).
   node(s, 1).free_bytes = 41 * MiB + 2 * kRegion + MiB;
@@ -106,8 +106,8 @@ TEST(Balanced, UnderPressureDemotesOfflineBeforeOnlineToTheNearestSlowNode) {
   // Node 0 is nearly full: 8 online regions (hot-ish) and 7 offline ones.
   std::vector<double> online(8, 2.0), offline(7, 3.0);
   offline[4] = 1.0;  // the coldest offline region
-  s.workloads = {workload("on", "online", 0, 0, online, 0x10000000, 100),
-                 workload("off", "offline", 0, 0, offline, 0x90000000, 200)};
+  s.workloads = {workload("on", WorkloadClass::online, 0, 0, online, 0x10000000, 100),
+                 workload("off", WorkloadClass::offline, 0, 0, offline, 0x90000000, 200)};
   account(s);
   node(s, 0).free_bytes = 10 * MiB;  // under the 2% low watermark (20 MiB)
   Plan plan = make("balanced")->plan(s);
@@ -124,8 +124,9 @@ TEST(Balanced, UnderPressureDemotesOfflineBeforeOnlineToTheNearestSlowNode) {
 TEST(Balanced, SwapsColdFastDataForHotSlowData) {
   Snapshot s = machine();
   s.nodes.erase(s.nodes.begin() + 1);  // one fast node
-  s.workloads = {workload("cold", "default", 0, 0, std::vector<double>(15, 0.1), 0x10000000, 100),
-                 workload("hot", "default", 0, 2, {10, 9}, 0x90000000, 200)};
+  s.workloads = {
+      workload("cold", WorkloadClass::normal, 0, 0, std::vector<double>(15, 0.1), 0x10000000, 100),
+      workload("hot", WorkloadClass::normal, 0, 2, {10, 9}, 0x90000000, 200)};
   account(s);
   node(s, 0).free_bytes = 41 * MiB;  // exactly at the high watermark: no room
   Plan plan = make("balanced")->plan(s);
@@ -152,8 +153,9 @@ TEST(Balanced, SwapsColdFastDataForHotSlowData) {
 TEST(Balanced, UnderSuppressionOfflineDataLeavesTheFastTierForOnlineData) {
   Snapshot s = machine();
   s.nodes.erase(s.nodes.begin() + 1);  // one fast node
-  s.workloads = {workload("off", "offline", 0, 0, std::vector<double>(15, 50), 0x10000000, 100),
-                 workload("on", "online", 0, 2, {10, 10}, 0x90000000, 200)};
+  s.workloads = {
+      workload("off", WorkloadClass::offline, 0, 0, std::vector<double>(15, 50), 0x10000000, 100),
+      workload("on", WorkloadClass::online, 0, 2, {10, 10}, 0x90000000, 200)};
   account(s);
   node(s, 0).free_bytes = 41 * MiB;  // at the high watermark: no room
   EXPECT_TRUE(make("balanced")->plan(s).moves.empty()) << "hotter offline data stays";
@@ -179,7 +181,7 @@ TEST(Balanced, UnderSuppressionOfflineDataLeavesTheFastTierForOnlineData) {
 
   // Offline data on the slow node with room on the fast node: not promoted.
   Snapshot roomy = machine();
-  roomy.workloads = {workload("off", "offline", 0, 2, {50, 50}, 0x10000000, 100)};
+  roomy.workloads = {workload("off", WorkloadClass::offline, 0, 2, {50, 50}, 0x10000000, 100)};
   account(roomy);
   EXPECT_FALSE(make("balanced")->plan(roomy).moves.empty()) << "promoted without the signal";
   roomy.demote_offline_first = true;
@@ -194,8 +196,9 @@ TEST(Balanced, UnderSuppressionOfflineDataLeavesTheFastTierForOnlineData) {
 TEST(Balanced, MovesOnlyToTheNodesTheWorkloadMayUse) {
   Snapshot s = machine();
   s.demote_offline_first = true;
-  s.workloads = {workload("cold", "offline", 0, 0, std::vector<double>(15, 0.1), 0x10000000, 100),
-                 workload("hot", "online", 0, 2, {10, 9}, 0x90000000, 200)};
+  s.workloads = {
+      workload("cold", WorkloadClass::offline, 0, 0, std::vector<double>(15, 0.1), 0x10000000, 100),
+      workload("hot", WorkloadClass::online, 0, 2, {10, 9}, 0x90000000, 200)};
   account(s);
   node(s, 0).free_bytes = 41 * MiB;  // node 0 at its high watermark; node 1 roomy
   Plan free_to_choose = make("balanced")->plan(s);
@@ -217,7 +220,7 @@ TEST(Balanced, MovesOnlyToTheNodesTheWorkloadMayUse) {
 
 TEST(Balanced, RespectsTheFastTierQuota) {
   Snapshot s = machine();
-  s.workloads = {workload("w", "online", 0, 2, {8, 7, 6, 5})};
+  s.workloads = {workload("w", WorkloadClass::online, 0, 2, {8, 7, 6, 5})};
   s.workloads[0].quota_bytes = 2 * kRegion;
   account(s);
   Plan plan = make("balanced")->plan(s);
@@ -228,7 +231,7 @@ TEST(Balanced, RespectsTheFastTierQuota) {
 
 TEST(Balanced, DemotesWhatIsOverTheQuota) {
   Snapshot s = machine();
-  s.workloads = {workload("w", "online", 0, 0, {8, 7, 6, 5})};
+  s.workloads = {workload("w", WorkloadClass::online, 0, 0, {8, 7, 6, 5})};
   s.workloads[0].quota_bytes = 3 * kRegion;
   account(s);
   Plan plan = make("balanced")->plan(s);
@@ -239,7 +242,7 @@ TEST(Balanced, DemotesWhatIsOverTheQuota) {
 
 TEST(Balanced, MovesNoMoreThanTheBudgetAllows) {
   Snapshot s = machine();
-  s.workloads = {workload("w", "online", 0, 2, {8, 7, 6, 5})};
+  s.workloads = {workload("w", WorkloadClass::online, 0, 2, {8, 7, 6, 5})};
   account(s);
   // Whole regions while the budget lasts, then a 2 MiB-aligned part of the next.
   auto moved = [](const Plan& plan) {
@@ -266,7 +269,7 @@ TEST(Balanced, AMovedRegionRestsAndABouncerIsHeld) {
       "balanced",
       {{"min_residency_s", 10}, {"backoff_s", 100}, {"bounce_limit", 2}, {"high_free_pct", 8}});
   Snapshot s = machine();
-  s.workloads = {workload("w", "online", 0, 2, {5})};
+  s.workloads = {workload("w", WorkloadClass::online, 0, 2, {5})};
   account(s);
   s.now_s = 0;
   ASSERT_EQ(policy->plan(s).moves.size(), 1u);  // promoted at t=0
@@ -291,7 +294,7 @@ TEST(Balanced, ABouncingPartHoldsOnlyItself) {
   auto policy =
       make("balanced", {{"min_residency_s", 10}, {"backoff_s", 100}, {"bounce_limit", 2}});
   Snapshot s = machine();
-  s.workloads = {workload("w", "online", 0, 2, {5})};
+  s.workloads = {workload("w", WorkloadClass::online, 0, 2, {5})};
   account(s);
   s.now_s = 0;
   ASSERT_EQ(policy->plan(s).moves.size(), 1u);  // all 64 MiB promoted at t=0
@@ -325,13 +328,13 @@ struct ResidencyCase {
   ResidencyCase() {
     s.nodes.erase(s.nodes.begin() + 1);
     node(s, 0).total_bytes = 256 * MiB;
-    s.workloads = {workload("old", "default", 0, 2, {100, 100, 100}, 0x10000000, 100)};
+    s.workloads = {workload("old", WorkloadClass::normal, 0, 2, {100, 100, 100}, 0x10000000, 100)};
     for (Region& r : s.workloads[0].regions) r.accesses = 100;
     account(s);
     s.now_s = 0;
     EXPECT_EQ(policy->plan(s).moves.size(), 3u);
     for (Region& r : s.workloads[0].regions) r.node = 0;
-    s.workloads.push_back(workload("new", "default", 0, 2, {40}, 0x90000000, 200));
+    s.workloads.push_back(workload("new", WorkloadClass::normal, 0, 2, {40}, 0x90000000, 200));
     s.workloads[1].regions[0].accesses = 40;
   }
   Plan at(double now_s, std::uint64_t old_accesses) {
@@ -377,14 +380,16 @@ TEST(Balanced, AWarmRegionKeepsItsResidency) {
 TEST(Balanced, UnusedBudgetCarriesOverUpToTheBurst) {
   auto policy = make("balanced", {{"budget_mbps", 64}, {"burst_s", 4}});
   Snapshot s = machine();
-  s.workloads = {workload("w", "online", 0, 0, {8})};  // already right: nothing to move
+  s.workloads = {
+      workload("w", WorkloadClass::online, 0, 0, {8})};  // already right: nothing to move
   account(s);
   for (int t = 1; t <= 9; ++t) {
     s.now_s = t;
     ASSERT_TRUE(policy->plan(s).moves.empty());
   }
   // Nine idle ticks, but the bucket holds four seconds' worth.
-  s.workloads.push_back(workload("h", "online", 0, 2, {9, 9, 9, 9, 9, 9}, 0x90000000, 200));
+  s.workloads.push_back(
+      workload("h", WorkloadClass::online, 0, 2, {9, 9, 9, 9, 9, 9}, 0x90000000, 200));
   account(s);
   s.now_s = 10;
   std::uint64_t bytes = 0;
@@ -398,16 +403,16 @@ TEST(Balanced, UnusedBudgetCarriesOverUpToTheBurst) {
 
 TEST(Balanced, LeavesPlacementAloneWhenItIsAlreadyRight) {
   Snapshot s = machine();
-  s.workloads = {workload("w", "online", 0, 0, {8, 7}),
-                 workload("c", "offline", 0, 2, {0, 0, 0}, 0x90000000, 200)};
+  s.workloads = {workload("w", WorkloadClass::online, 0, 0, {8, 7}),
+                 workload("c", WorkloadClass::offline, 0, 2, {0, 0, 0}, 0x90000000, 200)};
   account(s);
   EXPECT_TRUE(make("balanced")->plan(s).moves.empty());
 }
 
 TEST(Balanced, SameInputsSamePlan) {
   Snapshot s = machine();
-  s.workloads = {workload("a", "online", 0, 2, {3, 1, 4, 1, 5}),
-                 workload("b", "offline", 1, 3, {9, 2, 6}, 0x90000000, 200)};
+  s.workloads = {workload("a", WorkloadClass::online, 0, 2, {3, 1, 4, 1, 5}),
+                 workload("b", WorkloadClass::offline, 1, 3, {9, 2, 6}, 0x90000000, 200)};
   account(s);
   Plan first = make("balanced")->plan(s);
   Plan second = make("balanced")->plan(s);
@@ -423,7 +428,7 @@ TEST(Tpp, PromotesOnASecondAccessWithinTheWindow) {
   auto policy = make("tpp", {{"window_s", 2}});
   Snapshot s = machine();
   // Accesses count per 2 MiB block: 32 for a 64 MiB region is one per block.
-  s.workloads = {workload("w", "default", 0, 2, {1, 1})};
+  s.workloads = {workload("w", WorkloadClass::normal, 0, 2, {1, 1})};
   s.workloads[0].regions[0].accesses = 32;
   s.workloads[0].regions[1].accesses = 64;  // two per block in one epoch
   account(s);
@@ -443,7 +448,7 @@ TEST(Tpp, PromotesOnASecondAccessWithinTheWindow) {
 TEST(Tpp, OneAccessPerLongerThanTheWindowNeverPromotes) {
   auto policy = make("tpp", {{"window_s", 2}});
   Snapshot s = machine();
-  s.workloads = {workload("w", "default", 0, 2, {1})};
+  s.workloads = {workload("w", WorkloadClass::normal, 0, 2, {1})};
   s.workloads[0].regions[0].accesses = 32;  // one per 2 MiB block each time
   account(s);
   for (double t : {0.0, 5.0, 10.0}) {
@@ -454,7 +459,7 @@ TEST(Tpp, OneAccessPerLongerThanTheWindowNeverPromotes) {
 
 TEST(Tpp, DemotesLeastRecentlyUsedUnderPressure) {
   Snapshot s = machine();
-  s.workloads = {workload("w", "online", 0, 0, {1, 1, 1})};
+  s.workloads = {workload("w", WorkloadClass::online, 0, 0, {1, 1, 1})};
   s.workloads[0].regions[0].last_access_s = 90;
   s.workloads[0].regions[1].last_access_s = 50;  // least recently used
   s.workloads[0].regions[2].last_access_s = 95;
@@ -468,7 +473,7 @@ TEST(Tpp, DemotesLeastRecentlyUsedUnderPressure) {
 
 TEST(Static, NeverPlansAMove) {
   Snapshot s = machine();
-  s.workloads = {workload("w", "online", 0, 2, {9, 9, 9})};
+  s.workloads = {workload("w", WorkloadClass::online, 0, 2, {9, 9, 9})};
   account(s);
   EXPECT_TRUE(make("static")->plan(s).moves.empty());
 }

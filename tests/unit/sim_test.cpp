@@ -212,8 +212,8 @@ TEST(SimGenerators, MixGrowsTheOfflineWorkloadLinearly) {
   const Trace trace = mix_trace(shape(1000, 12, 5000), {100, 0.9, 0}, mix);
   ASSERT_NO_THROW(validate(trace));
   ASSERT_EQ(trace.workloads.size(), 2u);
-  EXPECT_EQ(trace.workloads[0].workload_class, "online");
-  EXPECT_EQ(trace.workloads[1].workload_class, "offline");
+  EXPECT_EQ(trace.workloads[0].workload_class, WorkloadClass::online);
+  EXPECT_EQ(trace.workloads[1].workload_class, WorkloadClass::offline);
   for (std::size_t e = 0; e < 12; ++e) {
     const std::uint64_t expected = 200 + 1800 * std::min<std::size_t>(e, 9) / 9;
     EXPECT_EQ(trace.allocated(e, 1), expected) << e;
@@ -428,6 +428,12 @@ TEST(SimTraceFile, MalformedFilesNameTheLine) {
                      "t 0 0 4 0.2\n")
                 .find("sums to"),
             std::string::npos);
+  EXPECT_NE(error_of("tier-trace 1\nworkload a 1\n").find("line 2: expected a workload class"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of("tier-trace 1\nworkload a 1 batch 0\n")
+          .find("line 2: expected a workload class (online, offline or default), got 'batch'"),
+      std::string::npos);
   EXPECT_EQ(error_of(""), "empty trace file (expected 'tier-trace 1')");
 }
 

@@ -32,6 +32,18 @@ TEST(TokenBucket, DebtIsPaidBack) {
   EXPECT_NEAR(waited, 50.0, 1e-9);
 }
 
+// The tick-stepped entry point the `balanced` policy's burst budget uses.
+TEST(TokenBucket, RefillStepsByElapsedTimeUpToCapacityOrOneStep) {
+  TokenBucket bucket(100.0, 250.0);
+  EXPECT_DOUBLE_EQ(bucket.refill(1.0), 100.0);
+  EXPECT_DOUBLE_EQ(bucket.refill(2.0), 250.0);  // capped
+  bucket.take(200.0);
+  EXPECT_DOUBLE_EQ(bucket.tokens(), 50.0);
+  EXPECT_DOUBLE_EQ(bucket.refill(-1.0), 50.0);  // time does not run back
+  EXPECT_DOUBLE_EQ(bucket.refill(5.0), 500.0);  // a step longer than the capacity: its own worth
+  EXPECT_DOUBLE_EQ(bucket.refill(1.0), 250.0);
+}
+
 TEST(TokenBucket, AchievedRateWithinTenPercentWhenWorkTakesTime) {
   const double rate = 64.0 * 1024 * 1024;  // 64 MiB/s
   TokenBucket bucket(rate, rate * 0.1);

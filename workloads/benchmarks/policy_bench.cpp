@@ -42,7 +42,7 @@ Snapshot big_snapshot(std::size_t regions, std::size_t workloads) {
   for (std::size_t w = 0; w < workloads; ++w) {
     tier::policy::WorkloadState state;
     state.id = "w" + std::to_string(w);
-    state.workload_class = w % 2 ? "online" : "offline";
+    state.workload_class = w % 2 ? tier::WorkloadClass::online : tier::WorkloadClass::offline;
     state.cpu_nodes = {static_cast<int>(w % 2)};
     state.pids = {static_cast<pid_t>(1000 + w)};
     state.regions.resize(per);

@@ -103,6 +103,12 @@ double TokenBucket::consume(double bytes, double now) {
   return tokens_ < 0 ? -tokens_ / rate_ : 0.0;
 }
 
+double TokenBucket::refill(double elapsed_s) {
+  const double step = std::max(elapsed_s, 0.0);
+  tokens_ = std::min(std::max(capacity_, rate_ * step), tokens_ + rate_ * step);
+  return tokens_;
+}
+
 std::uint64_t MoveCounts::total() const {
   return moved + already_there + busy + no_memory + not_present + process_gone + permission +
          other + skipped;

@@ -103,7 +103,8 @@ Trace empty_trace(const TraceShape& shape, std::string description) {
   trace.page_bytes = shape.page_bytes;
   trace.epoch_s = shape.epoch_s;
   trace.description = std::move(description);
-  trace.workloads.push_back({"w0", shape.pid, "default", 0, {{shape.base, shape.pages}}});
+  trace.workloads.push_back(
+      {"w0", shape.pid, WorkloadClass::normal, 0, {{shape.base, shape.pages}}});
   return trace;
 }
 
@@ -270,10 +271,13 @@ Trace mix_trace(const TraceShape& shape, const HotSet& online_hot, const Mix& mi
               << " grow_epochs=" << mix.grow_epochs << " online_share=" << mix.online_share;
   Trace trace = empty_trace(shape, description.str());
   trace.workloads[0].id = "online";
-  trace.workloads[0].workload_class = "online";
+  trace.workloads[0].workload_class = WorkloadClass::online;
   trace.workloads[0].priority = 10;
-  trace.workloads.push_back(
-      {"offline", shape.pid + 1, "offline", 0, {{shape.base + (1ull << 40), mix.offline_pages}}});
+  trace.workloads.push_back({"offline",
+                             shape.pid + 1,
+                             WorkloadClass::offline,
+                             0,
+                             {{shape.base + (1ull << 40), mix.offline_pages}}});
   trace.epochs.resize(shape.epochs);
   std::shared_ptr<const Distribution> previous;
   std::uint64_t previous_offline = ~std::uint64_t{0};

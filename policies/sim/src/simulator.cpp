@@ -217,10 +217,6 @@ bool Simulator::done() const {
   return impl_->next >= impl_->trace.epochs.size();
 }
 
-std::size_t Simulator::epoch() const {
-  return impl_->next;
-}
-
 EpochReport Simulator::step(policy::Policy& policy) {
   if (done()) throw std::logic_error("Simulator::step after the last epoch");
   Impl& s = *impl_;

@@ -7,7 +7,6 @@
 #include <tuple>
 
 #include "address_index.hpp"
-#include "tier/heat/sample.hpp"
 
 namespace tier::sim {
 
@@ -175,10 +174,6 @@ Distribution empirical_distribution(const Trace& trace, const std::vector<TraceS
     i = j;
   }
   return d;
-}
-
-TraceSample to_trace_sample(const heat::AccessSample& sample) {
-  return {sample.addr, sample.length, sample.pid, sample.weight};
 }
 
 }  // namespace tier::sim

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <fstream>
 #include <istream>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -43,12 +44,11 @@ TraceWriter::TraceWriter(std::ostream& out, const Trace& header) : out_(out) {
   }
   for (std::size_t w = 0; w < header.workloads.size(); ++w) {
     const TraceWorkload& workload = header.workloads[w];
-    if (has_space(workload.id) || has_space(workload.workload_class)) {
-      throw std::invalid_argument("workload id and class must be single words: '" + workload.id +
-                                  "'");
+    if (has_space(workload.id)) {
+      throw std::invalid_argument("workload id must be a single word: '" + workload.id + "'");
     }
-    out_ << "workload " << workload.id << ' ' << workload.pid << ' ' << workload.workload_class
-         << ' ' << workload.priority << "\n";
+    out_ << "workload " << workload.id << ' ' << workload.pid << ' '
+         << to_string(workload.workload_class) << ' ' << workload.priority << "\n";
     for (const Mapping& m : workload.mappings) {
       out_ << "map " << w << ' ' << hex(m.start) << ' ' << m.pages << "\n";
     }
@@ -235,8 +235,14 @@ Trace read_trace(std::istream& in) {
       TraceWorkload w;
       w.id = std::string(p.word());
       w.pid = p.number<std::uint32_t>("a pid");
-      w.workload_class = std::string(p.word());
-      if (w.workload_class.empty()) p.fail("expected a workload class");
+      const std::string_view word = p.word();
+      if (word.empty()) p.fail("expected a workload class");
+      const std::optional<WorkloadClass> workload_class = parse_workload_class(word);
+      if (!workload_class) {
+        p.fail("expected a workload class (online, offline or default), got '" + std::string(word) +
+               "'");
+      }
+      w.workload_class = *workload_class;
       w.priority = p.number<int>("a priority");
       p.end();
       trace.workloads.push_back(std::move(w));

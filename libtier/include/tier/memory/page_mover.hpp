@@ -33,6 +33,14 @@ class TokenBucket {
   /// how long to wait before using them (0 when tokens were available). The
   /// bucket may go into debt; the wait pays it back.
   double consume(double bytes, double now);
+  /// The same bucket stepped by elapsed time instead of a clock, for a
+  /// caller that counts in ticks (the `balanced` placement policy): adds
+  /// `elapsed_s` (negative: 0) of rate, up to the capacity or to one step's
+  /// worth if that is more (a tick longer than the capacity still earns its
+  /// own accrual), and returns the balance. consume()'s clock is untouched.
+  double refill(double elapsed_s);
+  /// Takes `bytes` now, without a refill or a wait (the bucket may go into debt).
+  void take(double bytes) { tokens_ -= bytes; }
   double rate() const { return rate_; }
   double tokens() const { return tokens_; }
 

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "tier/protocol/workload_class.hpp"
+
 namespace tier {
 class Topology;
 }
@@ -50,7 +52,7 @@ struct Region {
 /// One registered workload as the daemon last sampled it.
 struct WorkloadState {
   std::string id;
-  std::string workload_class;  // "online" | "offline" | "default"
+  WorkloadClass workload_class = WorkloadClass::normal;
   int priority = 0;
   std::vector<pid_t> pids;
   std::vector<int> cpu_nodes;  // nodes its threads run on (most run time first)

@@ -123,7 +123,6 @@ class Simulator {
   Simulator& operator=(const Simulator&) = delete;
 
   bool done() const;
-  std::size_t epoch() const;  // the next epoch step() replays
   /// Replays one epoch (precondition: !done()).
   EpochReport step(policy::Policy& policy);
   /// Replays the remaining epochs.

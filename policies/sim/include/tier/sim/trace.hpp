@@ -20,9 +20,7 @@
 #include <string>
 #include <vector>
 
-namespace tier::heat {
-struct AccessSample;
-}
+#include "tier/protocol/workload_class.hpp"
 
 namespace tier::sim {
 
@@ -45,7 +43,7 @@ struct Mapping {
 struct TraceWorkload {
   std::string id;
   std::uint32_t pid = 0;
-  std::string workload_class = "default";  // "online" | "offline" | "default"
+  WorkloadClass workload_class = WorkloadClass::normal;  // "default" in a trace file
   int priority = 0;
   std::vector<Mapping> mappings;
   std::uint64_t pages() const;
@@ -107,8 +105,5 @@ void validate(const Trace& trace);
 /// sample spreads its count evenly over the pages it covers). Samples outside
 /// every workload's mappings are ignored. Empty runs when nothing maps.
 Distribution empirical_distribution(const Trace& trace, const std::vector<TraceSample>& samples);
-
-/// What a recorded trace stores of a heat source's sample.
-TraceSample to_trace_sample(const heat::AccessSample& sample);
 
 }  // namespace tier::sim

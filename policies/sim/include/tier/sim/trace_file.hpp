@@ -36,7 +36,7 @@ struct TraceFormatError : std::runtime_error {
 class TraceWriter {
  public:
   /// Writes the header: page size, epoch length, description, workloads.
-  /// Throws std::invalid_argument for an id or class with whitespace.
+  /// Throws std::invalid_argument for an id with whitespace.
   TraceWriter(std::ostream& out, const Trace& header);
   void epoch(const TraceEpoch& epoch);
 
