@@ -85,8 +85,8 @@ Daemon::Daemon(const Options& options, Config config, ServiceNotifier& notifier)
       watchdog_(io_, notifier),
       epoch_timer_(io_),
       tick_timer_(io_),
-      kernel_(tier::SysRoot("/")),
-      registry_(tier::SysRoot("/")) {}
+      kernel_(options.root),
+      registry_(options.root) {}
 
 Daemon::~Daemon() = default;
 
@@ -139,14 +139,15 @@ void Daemon::start() {
   registry_.configure_kubepods(kubepods_watch(config_));
   configure_pools(config_);
 
-  heat_ = std::make_unique<HeatWorker>(io_, [this](const tier::heat::HeatReport& report) {
+  auto count_heat_samples = [this](const tier::heat::HeatReport& report) {
     std::vector<HeatSourceTotals> totals;
     for (const auto& run : report.sources) totals.push_back({run.name, run.counters});
     metrics_->update_heat_sources(totals);
-  });
+  };
+  heat_ = std::make_unique<HeatWorker>(io_, options_.root, std::move(count_heat_samples));
   // Residency is read off the loop; a batch may use most of an epoch.
   residency_scanner_ = std::make_unique<ResidencyScanner>(
-      io_, std::chrono::milliseconds(config_.epoch_ms) / 2,
+      io_, options_.root, std::chrono::milliseconds(config_.epoch_ms) / 2,
       [this](std::vector<ResidencyResult> results) { take_residency(std::move(results)); });
   add_control_methods();
   server_->start();

@@ -11,8 +11,8 @@ namespace tierd {
 
 namespace control = tier::control;
 
-HeatWorker::HeatWorker(boost::asio::io_context& io, OnReport on_report)
-    : io_(io), on_report_(std::move(on_report)) {}
+HeatWorker::HeatWorker(boost::asio::io_context& io, tier::SysRoot root, OnReport on_report)
+    : io_(io), root_(std::move(root)), on_report_(std::move(on_report)) {}
 
 HeatWorker::~HeatWorker() {
   cancel_.store(true);
@@ -26,8 +26,7 @@ void HeatWorker::start(const HeatRequest& request, std::shared_ptr<const tier::T
                          "a heat collection is already running; try again when it ends");
   }
   if (thread_.joinable()) thread_.join();  // the previous one has finished
-  tier::SysRoot root("/");
-  auto probes = tier::heat::probe_sources(root);
+  auto probes = tier::heat::probe_sources(root_);
   std::vector<std::string> chosen;
   try {
     chosen = tier::heat::choose_sources(request.source, probes);
@@ -53,7 +52,7 @@ void HeatWorker::start(const HeatRequest& request, std::shared_ptr<const tier::T
     std::exception_ptr error;
     try {
       report = std::make_shared<tier::heat::HeatReport>(tier::heat::collect_heat_with_fallback(
-          tier::SysRoot("/"), *topology, tier::real_memory_syscalls(), request.pid, chosen,
+          root_, *topology, tier::real_memory_syscalls(), request.pid, chosen,
           request.source == "auto", probes, collect, fallbacks));
       result = tier::heat::report_json(*report, probes, fallbacks);
     } catch (const tier::heat::SourceError& e) {

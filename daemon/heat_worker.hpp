@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "tier/heat/collector.hpp"
+#include "tier/posix/sysroot.hpp"
 #include "tier/topology/topology.hpp"
 
 namespace tierd {
@@ -29,7 +30,8 @@ class HeatWorker {
   /// Called on the loop with each finished report (metrics count its samples).
   using OnReport = std::function<void(const tier::heat::HeatReport&)>;
 
-  HeatWorker(boost::asio::io_context& io, OnReport on_report);
+  /// Collections read /proc and /sys under `root` (tierd: Options::root).
+  HeatWorker(boost::asio::io_context& io, tier::SysRoot root, OnReport on_report);
   /// Cancels a running collection and waits for its thread.
   ~HeatWorker();
   HeatWorker(const HeatWorker&) = delete;
@@ -42,6 +44,7 @@ class HeatWorker {
 
  private:
   boost::asio::io_context& io_;
+  const tier::SysRoot root_;
   OnReport on_report_;
   std::atomic<bool> busy_{false};
   std::atomic<bool> cancel_{false};

@@ -90,7 +90,7 @@ int tierd_main(int argc, char** argv) {
     return 0;
   }
   if (options.list_sources) {
-    tier::heat::print_heat_sources(std::cout, tier::heat::probe_sources(tier::SysRoot("/")));
+    tier::heat::print_heat_sources(std::cout, tier::heat::probe_sources(options.root));
     return 0;
   }
   std::unique_ptr<tierd::ServiceNotifier> notifier;

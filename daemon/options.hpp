@@ -6,6 +6,7 @@
 #include <string>
 
 #include "config.hpp"
+#include "tier/posix/sysroot.hpp"
 
 namespace tierd {
 
@@ -20,6 +21,12 @@ struct Options {
   bool list_policies = false;
   bool list_sources = false;
   bool status_line = false;  // one status line per policy tick on stdout (`make run`)
+  /// The system tierd acts on: every /proc, /sys and cgroup access of the
+  /// kernel settings, workloads, pools, heat sources and residency scans goes
+  /// through it. Always "/" (no flag); the parts take it as an argument so
+  /// their tests point them at fixture trees. [topology] root is separate:
+  /// it redirects only the topology and node-memory reads.
+  tier::SysRoot root;
 
   std::string origin() const { return config_path.empty() ? "<embedded>" : config_path; }
 };

@@ -7,9 +7,9 @@
 
 namespace tierd {
 
-ResidencyScanner::ResidencyScanner(boost::asio::io_context& io, std::chrono::milliseconds budget,
-                                   OnResults on_results)
-    : io_(io), budget_(budget), on_results_(std::move(on_results)) {}
+ResidencyScanner::ResidencyScanner(boost::asio::io_context& io, tier::SysRoot root,
+                                   std::chrono::milliseconds budget, OnResults on_results)
+    : io_(io), root_(std::move(root)), budget_(budget), on_results_(std::move(on_results)) {}
 
 ResidencyScanner::~ResidencyScanner() {
   stopping_.store(true);
@@ -22,14 +22,13 @@ bool ResidencyScanner::start(std::vector<ResidencyJob> jobs) {
   thread_ = std::thread([this, jobs = std::move(jobs)] {
     const auto deadline = std::chrono::steady_clock::now() + budget_;
     std::vector<ResidencyResult> results;
-    const tier::SysRoot root("/");
     for (const ResidencyJob& job : jobs) {
       if (stopping_.load() || std::chrono::steady_clock::now() >= deadline) break;
       ResidencyResult result{job.workload_id, {}};
       for (pid_t pid : job.pids) {
         try {
           tier::ResidencyReport report =
-              tier::scan_residency(root, tier::real_memory_syscalls(), pid);
+              tier::scan_residency(root_, tier::real_memory_syscalls(), pid);
           for (const auto& [node, residency] : report.nodes) {
             result.bytes_by_node[node] += residency.bytes;
           }

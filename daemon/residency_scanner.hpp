@@ -17,6 +17,8 @@
 #include <thread>
 #include <vector>
 
+#include "tier/posix/sysroot.hpp"
+
 namespace tierd {
 
 struct ResidencyJob {
@@ -34,8 +36,9 @@ class ResidencyScanner {
   /// Receives, on the loop, the results of one batch (in job order).
   using OnResults = std::function<void(std::vector<ResidencyResult>)>;
 
-  ResidencyScanner(boost::asio::io_context& io, std::chrono::milliseconds budget,
-                   OnResults on_results);
+  /// Reads /proc under `root` (tierd: Options::root).
+  ResidencyScanner(boost::asio::io_context& io, tier::SysRoot root,
+                   std::chrono::milliseconds budget, OnResults on_results);
   /// Stops a running batch at its next workload and waits for the thread.
   ~ResidencyScanner();
   ResidencyScanner(const ResidencyScanner&) = delete;
@@ -47,6 +50,7 @@ class ResidencyScanner {
 
  private:
   boost::asio::io_context& io_;
+  const tier::SysRoot root_;
   std::chrono::milliseconds budget_;
   OnResults on_results_;
   std::atomic<bool> busy_{false};

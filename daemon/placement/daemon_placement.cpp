@@ -35,8 +35,7 @@ std::uint64_t kernel_demoted(const std::map<std::string, std::uint64_t>& vmstat)
 Config Daemon::with_heat_choice(const Config& config) {
   if (!memory_) memory_ = tier::read_memory_snapshot(tier::SysRoot(config.topology_root));
   const bool own_auto = config.kernel_tiering == KernelTiering::own && config.heat_source == "auto";
-  const bool bpf_loads =
-      own_auto && tier::heat::bpf_fault_availability(tier::SysRoot("/")).available;
+  const bool bpf_loads = own_auto && tier::heat::bpf_fault_availability(options_.root).available;
   heat_choice_ = choose_heat_source(config, bpf_loads, node_states());
   if (own_auto)
     log::info() << "placement: heat source " << heat_choice_.source << ": " << heat_choice_.why;
@@ -52,9 +51,10 @@ void Daemon::start_placement() {
   settings.epoch = std::chrono::milliseconds(config_.epoch_ms);
   settings.source_options.interval = settings.epoch;
   settings.source_options.cpu_node = tier::heat::cpu_nodes(*topology_);
-  settings.auto_candidates = [] {
+  settings.source_options.root = &options_.root;
+  settings.auto_candidates = [root = &options_.root] {
     std::vector<std::string> names;
-    for (const tier::heat::SourceInfo& info : tier::heat::probe_sources(tier::SysRoot("/"))) {
+    for (const tier::heat::SourceInfo& info : tier::heat::probe_sources(*root)) {
       if (info.availability.available && info.auto_note.empty()) names.push_back(info.name);
     }
     return names;

@@ -1,6 +1,7 @@
 #include "placement_worker.hpp"
 
 #include <boost/asio/post.hpp>
+#include <stdexcept>
 
 #include "tier/heat/selection.hpp"
 #include "tier/memory/residency.hpp"
@@ -76,7 +77,9 @@ PlacementWorker::PlacementWorker(boost::asio::io_context& io, PlacementWorkerSet
       on_heat_(std::move(on_heat)),
       on_moves_(std::move(on_moves)),
       syscalls_(settings_.syscalls ? *settings_.syscalls : tier::real_memory_syscalls()) {
-  if (settings_.source_options.root == nullptr) settings_.source_options.root = &live_root_;
+  if (settings_.source_options.root == nullptr) {
+    throw std::invalid_argument("PlacementWorker: source_options.root is not set");
+  }
   if (!settings_.factory) {
     settings_.factory = [](std::string_view name, const tier::heat::SourceOptions& options) {
       return tier::heat::make_source(name, options);

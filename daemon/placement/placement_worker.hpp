@@ -71,7 +71,9 @@ struct PlacementWorkerSettings {
   /// reported as not placed.
   std::size_t max_placed = 64;
   std::chrono::milliseconds epoch{1000};
-  tier::heat::SourceOptions source_options;  // cpu_node filled by the daemon
+  /// cpu_node and root filled by the daemon; root (the /proc and /sys the
+  /// sources and the census read) must be set and outlive the worker.
+  tier::heat::SourceOptions source_options;
   SourceFactory factory;                     // tier::heat::make_source when empty
   tier::MemorySyscalls* syscalls = nullptr;  // real_memory_syscalls() when null
   /// Source names `auto` may use, in order; re-probed at most every 30 s.
@@ -111,7 +113,6 @@ class PlacementWorker {
   OnHeat on_heat_;
   OnMoves on_moves_;
   tier::MemorySyscalls& syscalls_;
-  tier::SysRoot live_root_{"/"};  // source_options.root when none is given
 
   std::mutex mutex_;  // guards the three below
   std::condition_variable wake_;

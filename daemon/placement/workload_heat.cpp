@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <sstream>
+#include <stdexcept>
 
 #include "tier/memory/residency.hpp"
 
@@ -37,8 +38,7 @@ std::uint64_t bytes_of(const std::vector<tier::heat::AddressRange>& ranges) {
 WorkloadHeat::WorkloadHeat(std::vector<pid_t> pids, const std::vector<std::string>& candidates,
                            const tier::heat::SourceOptions& options, const SourceFactory& factory)
     : pids_(std::move(pids)), root_(options.root) {
-  static const tier::SysRoot live("/");
-  if (root_ == nullptr) root_ = &live;
+  if (root_ == nullptr) throw std::invalid_argument("WorkloadHeat: options.root is not set");
   std::string failures;
   for (const std::string& name : candidates) {
     try {

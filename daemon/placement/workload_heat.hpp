@@ -31,7 +31,8 @@ using SourceFactory = std::function<std::unique_ptr<tier::heat::HeatSource>(
 
 class WorkloadHeat {
  public:
-  /// `candidates`: source names to try in order (one name, or the auto list).
+  /// `candidates`: source names to try in order (one name, or the auto list);
+  /// `options.root` must be set (the mappings are read through it).
   WorkloadHeat(std::vector<pid_t> pids, const std::vector<std::string>& candidates,
                const tier::heat::SourceOptions& options, const SourceFactory& factory);
   ~WorkloadHeat();

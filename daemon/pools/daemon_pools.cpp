@@ -15,7 +15,7 @@ void Daemon::configure_pools(const Config& config) {
     options.root = tier::SysRoot(config.topology_root);
     // Built before the running one is torn down: a backend that cannot be
     // used leaves the running pools as they are.
-    next = std::make_unique<PoolManager>(tier::SysRoot("/"), topology_,
+    next = std::make_unique<PoolManager>(options_.root, topology_,
                                          tier::cpu::load_cpu_inventory(options), config.pools);
   }
   std::unique_ptr<OfflineSuppression> suppression;

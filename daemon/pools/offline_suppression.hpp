@@ -59,7 +59,7 @@ struct SuppressionInputs {
 class OfflineSuppression {
  public:
   OfflineSuppression(tier::policy::SuppressionConfig config, SuppressionSignalSettings signals,
-                     tier::SysRoot root = tier::SysRoot());
+                     tier::SysRoot root);
 
   /// One controller step; returns the decision (also kept for reports).
   const tier::policy::SuppressionDecision& tick(double now_s, const SuppressionInputs& inputs);

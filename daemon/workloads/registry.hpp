@@ -130,7 +130,8 @@ struct KubepodsWatch {
 
 class Registry {
  public:
-  explicit Registry(tier::SysRoot root = tier::SysRoot("/"));
+  /// Reads /proc and the cgroup tree under `root` (tierd: Options::root).
+  explicit Registry(tier::SysRoot root);
 
   /// Validates and adds; throws RegistrationError (no such process, kernel
   /// thread, not a cgroup directory, neither or both of pid/cgroup, already

@@ -213,6 +213,7 @@ class WorkerTest : public ::testing::Test {
     s.heat_source = "scripted";
     s.epoch = 50ms;
     s.syscalls = &fake_;
+    s.source_options.root = &live_;  // this process's own mappings
     // Every CPU on node 0: where this test's threads run is then node 0.
     s.source_options.cpu_node.assign(static_cast<std::size_t>(sysconf(_SC_NPROCESSORS_CONF)), 0);
     s.factory = [hot](std::string_view, const tier::heat::SourceOptions&) {
@@ -235,6 +236,7 @@ class WorkerTest : public ::testing::Test {
   char* raw_ = nullptr;
   std::uint64_t base_ = 0;
   tier::test::FakeMemorySyscalls fake_;
+  const tier::SysRoot live_{"/"};
 };
 
 TEST_F(WorkerTest, RegionsCarryTheSampledHeatAndTheNodeOfTheirPages) {

@@ -477,7 +477,7 @@ TEST(RegistryLive, RegistersARealChildAndDropsItWhenKilled) {
   ASSERT_TRUE(wait_for([&] {
     return tier::SysRoot("/").read("/proc/" + std::to_string(child.pid()) + "/comm") == "sleep";
   }));
-  Registry registry;
+  Registry registry(tier::SysRoot("/"));
   const Workload& w = registry.register_workload(pid_request(child.pid()), kNow);
   EXPECT_EQ(w.id, "pid:" + std::to_string(child.pid()));
   EXPECT_EQ(w.name, "sleep");
@@ -508,7 +508,7 @@ TEST(RegistryLive, RefusesAThreadId) {
     release.get_future().wait();
   });
   pid_t thread_id = tid.get_future().get();
-  Registry registry;
+  Registry registry(tier::SysRoot("/"));
   std::string error = registration_error(registry, pid_request(thread_id));
   release.set_value();
   thread.join();
@@ -518,7 +518,7 @@ TEST(RegistryLive, RefusesAThreadId) {
 }
 
 TEST(RegistryLive, RefusesKernelThreadAndMissingPid) {
-  Registry registry;
+  Registry registry(tier::SysRoot("/"));
   EXPECT_THAT(registration_error(registry, pid_request(99999999)), "no process 99999999");
   if (tier::SysRoot("/").read("/proc/2/comm") != "kthreadd")
     GTEST_SKIP() << "pid 2 is not kthreadd";
@@ -529,7 +529,7 @@ TEST(RegistryLive, RuleMatchesARealProcessByComm) {
   // A name no other process has: tier-<our pid>, within comm's 15 characters.
   std::string name = "tier-" + std::to_string(::getpid());
   NamedChild child(name);
-  Registry registry;
+  Registry registry(tier::SysRoot("/"));
   registry.configure({}, {rule(name, WorkloadClass::online)});
   auto result = registry.refresh(kNow);
   ASSERT_EQ(ids_of(result.added), std::vector<std::string>{"rule:" + std::to_string(child.pid())});
@@ -552,7 +552,7 @@ TEST(RegistryLive, RuleMatchesARealProcessByExeBasename) {
     auto comm = tier::SysRoot("/").read("/proc/" + std::to_string(child.pid()) + "/comm");
     return comm && name.compare(0, comm->size(), *comm) == 0 && comm->size() == 15;
   }));
-  Registry registry;
+  Registry registry(tier::SysRoot("/"));
   registry.configure({}, {rule(name)});
   auto result = registry.refresh(kNow);
   ASSERT_EQ(ids_of(result.added), std::vector<std::string>{"rule:" + std::to_string(child.pid())});
@@ -621,7 +621,7 @@ class RegistryRealCgroup : public ::testing::Test {
 TEST_F(RegistryRealCgroup, WatchSeesChildrenTheirProcessesAndRemoval) {
   std::string a = make_child("a");
   std::string b = make_child("b");
-  Registry registry;
+  Registry registry(tier::SysRoot("/"));
   registry.configure({watch(parent_, WorkloadClass::offline)}, {});
   auto first = registry.refresh(kNow);
   EXPECT_EQ(ids_of(first.added), (std::vector<std::string>{"cgroup:" + a, "cgroup:" + b}));
