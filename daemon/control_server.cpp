@@ -43,9 +43,7 @@ Peer peer_of(stream::socket& socket) {
 }  // namespace
 
 ControlServer::ControlServer(asio::io_context& io, std::string path)
-    : path_(std::move(path)),
-      acceptor_(io),
-      authorizer_([](const Peer& peer) { return may_change(peer); }) {
+    : path_(std::move(path)), acceptor_(io) {
   std::error_code ec;
   std::filesystem::path dir = std::filesystem::path(path_).parent_path();
   if (!dir.empty()) std::filesystem::create_directories(dir, ec);
@@ -173,7 +171,7 @@ void ControlServer::dispatch(const std::string& line, const Peer& peer, Done don
                                                 "unknown method '" + request.method + "'")));
     return;
   }
-  if (it->second.access == Access::change && !authorizer_(peer)) {
+  if (it->second.access == Access::change && !may_change(peer)) {
     done(nullptr, std::make_exception_ptr(
                       control::Error(control::ErrorCode::permission,
                                      "permission denied: '" + request.method +

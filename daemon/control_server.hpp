@@ -27,8 +27,6 @@ class ControlServer {
   using Done = std::function<void(boost::json::value result, std::exception_ptr error)>;
   using AsyncHandler =
       std::function<void(const boost::json::value& params, const Peer&, Done done)>;
-  /// Decides whether a peer may call `change` methods (tests replace it).
-  using Authorizer = std::function<bool(const Peer&)>;
 
   /// Binds `path` (replacing a stale socket file, creating its directory).
   ControlServer(boost::asio::io_context& io, std::string path);
@@ -38,7 +36,6 @@ class ControlServer {
 
   void add_method(const std::string& name, Access access, Handler handler);
   void add_async_method(const std::string& name, Access access, AsyncHandler handler);
-  void set_authorizer(Authorizer authorizer) { authorizer_ = std::move(authorizer); }
   void start();
   void stop();
   const std::string& path() const { return path_; }
@@ -58,7 +55,6 @@ class ControlServer {
   std::string path_;
   boost::asio::local::stream_protocol::acceptor acceptor_;
   std::map<std::string, Method> methods_;
-  Authorizer authorizer_;
   // Shared with sessions, which may outlive a stopped server by one callback.
   std::shared_ptr<std::size_t> connections_ = std::make_shared<std::size_t>(0);
 };

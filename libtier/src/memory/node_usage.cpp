@@ -121,10 +121,6 @@ std::map<unsigned, std::uint64_t> parse_zoneinfo_watermark(std::string_view text
   return out;
 }
 
-std::map<unsigned, std::uint64_t> parse_zoneinfo_high(std::string_view text) {
-  return parse_zoneinfo_watermark(text, "high");
-}
-
 namespace {
 
 // Both watermarks of every node from one /proc/zoneinfo read.

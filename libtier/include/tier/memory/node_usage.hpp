@@ -54,8 +54,6 @@ const std::vector<std::string>& tiering_vmstat_prefixes();
 /// pages, from /proc/zoneinfo.
 std::map<unsigned, std::uint64_t> parse_zoneinfo_watermark(std::string_view text,
                                                            std::string_view which);
-/// parse_zoneinfo_watermark(text, "high").
-std::map<unsigned, std::uint64_t> parse_zoneinfo_high(std::string_view text);
 
 MemorySnapshot read_memory_snapshot(const SysRoot& root);
 /// One node only (what the PageMover polls between batches); nullopt when the
