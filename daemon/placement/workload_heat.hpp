@@ -45,7 +45,6 @@ class WorkloadHeat {
   /// Every resident 2 MiB region of every process with its heat and node.
   std::vector<tier::policy::Region> regions(tier::MemorySyscalls& syscalls);
 
-  const std::vector<pid_t>& pids() const { return pids_; }
   const std::string& source_name() const { return source_name_; }
   tier::heat::SourceCounters counters() const { return source_->counters(); }
   bool active() const { return active_; }

@@ -414,10 +414,6 @@ json::value PoolManager::to_json(const std::vector<Workload>& workloads,
                       {"problems", std::move(problems)}};
 }
 
-std::string PoolManager::backend_description() const {
-  return backend_->describe();
-}
-
 void PoolManager::teardown() noexcept {
   if (irqs_) irqs_->restore();
   if (backend_) {

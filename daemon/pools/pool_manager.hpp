@@ -82,7 +82,6 @@ class PoolManager {
                                    const PidsOf& pids_of) const;
   /// docs/api.md `pools.list`.
   boost::json::value to_json(const std::vector<Workload>& workloads, const PidsOf& pids_of) const;
-  std::string backend_description() const;
 
   /// Removes tierd's groups (tasks back to the hierarchy root). Never throws.
   void teardown() noexcept;
