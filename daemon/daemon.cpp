@@ -139,13 +139,12 @@ void Daemon::start() {
   registry_.configure_kubepods(kubepods_watch(config_));
   configure_pools(config_);
 
-  heat_ = std::make_unique<HeatWorker>(io_, options_.root,
-                                       [this](const tier::heat::HeatReport& report) {
-                                         std::vector<HeatSourceTotals> totals;
-                                         for (const auto& run : report.sources)
-                                           totals.push_back({run.name, run.counters});
-                                         metrics_->update_heat_sources(totals);
-                                       });
+  auto count_heat_samples = [this](const tier::heat::HeatReport& report) {
+    std::vector<HeatSourceTotals> totals;
+    for (const auto& run : report.sources) totals.push_back({run.name, run.counters});
+    metrics_->update_heat_sources(totals);
+  };
+  heat_ = std::make_unique<HeatWorker>(io_, options_.root, std::move(count_heat_samples));
   // Residency is read off the loop; a batch may use most of an epoch.
   residency_scanner_ = std::make_unique<ResidencyScanner>(
       io_, options_.root, std::chrono::milliseconds(config_.epoch_ms) / 2,
