@@ -17,7 +17,9 @@ namespace {
 
 constexpr std::uint64_t kPageBytes = 4096;
 
-std::string errno_text(int error) {
+// strerror's text, which the recorder's messages have always carried (not
+// tier::posix::errno_text's "ENOSPC (...)"); a stream may fail with errno 0.
+std::string stream_error_text(int error) {
   return error != 0 ? std::strerror(error) : "write failed";
 }
 
@@ -73,14 +75,16 @@ TraceRecorder::TraceRecorder(std::filesystem::path path, const RecordHeader& hea
   errno = 0;
   out_.open(path_, std::ios::out | std::ios::trunc);
   if (!out_) {
-    throw RecordError("cannot write trace file " + path_.string() + ": " + errno_text(errno));
+    throw RecordError("cannot write trace file " + path_.string() + ": " +
+                      stream_error_text(errno));
   }
   writer_ = std::make_unique<tier::sim::TraceWriter>(out_, trace);
   out_.flush();
   if (!out_) {
     const int error = errno;
     discard();
-    throw RecordError("cannot write trace file " + path_.string() + ": " + errno_text(error));
+    throw RecordError("cannot write trace file " + path_.string() + ": " +
+                      stream_error_text(error));
   }
 }
 
@@ -143,7 +147,7 @@ void TraceRecorder::write(const Epoch& epoch) {
   writer_->epoch(out);
   out_.flush();
   if (!out_) {
-    fail("cannot write trace file " + path_.string() + ": " + errno_text(errno));
+    fail("cannot write trace file " + path_.string() + ": " + stream_error_text(errno));
     return;
   }
   ++summary_.epochs;
@@ -172,7 +176,8 @@ RecordSummary TraceRecorder::finish(std::uint64_t completed_epochs, std::string_
               "started: new mappings, stack growth)\n";
       errno = 0;
       out_.flush();
-      if (!out_) fail("cannot write trace file " + path_.string() + ": " + errno_text(errno));
+      if (!out_)
+        fail("cannot write trace file " + path_.string() + ": " + stream_error_text(errno));
     }
   } catch (const std::exception& e) {
     fail("cannot write trace file " + path_.string() + ": " + e.what());

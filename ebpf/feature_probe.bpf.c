@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 // feature_probe: the smallest programs that prove an attach mechanism works.
 //
-// `tierctl doctor` loads and attaches each program on its own (the loader
-// turns autoload off for the others, so one missing mechanism cannot fail the
-// load of the rest), triggers the event, and reads the hit counter back. A
-// non-zero count proves the whole path works, not just that the load passed.
+// `tierctl doctor` loads and attaches each program on its own (the loader,
+// libtier/src/doctor/feature_probe.cpp, turns autoload off for the others, so
+// one missing mechanism cannot fail the load of the rest), triggers the
+// event, and reads the hit counter back. A non-zero count proves the whole
+// path works, not just that the load passed.
 #include "vmlinux.h"
 
 #include <bpf/bpf_helpers.h>

@@ -16,7 +16,7 @@
 // program never touches an argument the kernel does not pass (raw_tp attach
 // refuses programs that read past the last argument).
 //
-// Programs, the loader (bpf_migration_counter.cpp) autoloads one:
+// Programs, the loader (libtier/src/heat/bpf/kernel_migrations.cpp) autoloads one:
 //   1. raw_tp/mm_migrate_pages       positional args[], no tracefs needed
 //   2. tracepoint/migrate/...        CO-RE field access by name in
 //                                    trace_event_raw_mm_migrate_pages;

@@ -2,7 +2,7 @@
 // page_fault: user page faults of tracked processes, as heat samples.
 //
 // Three programs hook the same x86 tracepoint (exceptions:page_fault_user);
-// the loader (libtier/src/heat/bpf/bpf_fault_source.cpp) autoloads exactly
+// the loader (libtier/src/heat/bpf/page_fault.cpp) autoloads exactly
 // one, trying them in this order:
 //   1. tp_btf/page_fault_user      typed arguments, no tracefs needed
 //   2. raw_tp/page_fault_user      untyped args[], no tracefs, no BTF needed
@@ -18,6 +18,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "tier_events.h"
+#include "tracked_tgids.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -29,13 +30,6 @@ const volatile __u32 sample_every = 1;
 // without balancing there are no hint faults, and the cache lookup is the
 // larger part of this program's cost. Writable .bss, mmapped by the loader.
 volatile __u32 detect_repeats = 0;
-
-struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(max_entries, 4096);
-  __type(key, __u32);  // tgid
-  __type(value, __u8);
-} tracked_tgids SEC(".maps");
 
 // Size is set by the loader before load (power of two, >= page size).
 struct {
@@ -83,7 +77,7 @@ static __always_inline __u32 is_repeat(__u32 tgid, __u64 address, __u64 error_co
 static __always_inline void record_fault(__u64 address, __u64 error_code) {
   __u64 pid_tgid = bpf_get_current_pid_tgid();
   __u32 tgid = pid_tgid >> 32;
-  if (!bpf_map_lookup_elem(&tracked_tgids, &tgid)) return;
+  if (!tgid_tracked(tgid)) return;
 
   __u32 zero = 0;
   struct tier_fault_counters* counters = bpf_map_lookup_elem(&fault_counters, &zero);

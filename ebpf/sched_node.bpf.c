@@ -12,7 +12,7 @@
 // first switch-in). Time is credited when a thread switches out: a thread
 // still running when the map is read has its current slice missing.
 //
-// Programs, the loader (bpf_run_time_tracker.cpp) autoloads one:
+// Programs, the loader (libtier/src/heat/bpf/sched_node.cpp) autoloads one:
 //   1. tp_btf/sched_switch   typed task_struct pointers
 //   2. raw_tp/sched_switch   same arguments read with CO-RE from args[]
 #include "vmlinux.h"
@@ -22,17 +22,11 @@
 #include <bpf/bpf_tracing.h>
 
 #include "tier_events.h"
+#include "tracked_tgids.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define TIER_MAX_CPUS 4096
-
-struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(max_entries, 4096);
-  __type(key, __u32);  // tgid
-  __type(value, __u8);
-} tracked_tgids SEC(".maps");
 
 // CPU id -> NUMA node; the loader writes every CPU (-1 when unknown).
 struct {
@@ -75,7 +69,7 @@ static __always_inline void credit(__u32 tgid, __u64 ns) {
 }
 
 static __always_inline int tracked(__u32 tgid) {
-  return tgid != 0 && bpf_map_lookup_elem(&tracked_tgids, &tgid) != 0;
+  return tgid != 0 && tgid_tracked(tgid);
 }
 
 // prev's count is current here: the scheduler updates it (update_curr) while

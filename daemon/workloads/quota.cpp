@@ -6,6 +6,7 @@
 #include <limits>
 #include <utility>
 
+#include "tier/posix/text.hpp"
 #include "workloads/registry.hpp"
 
 namespace tierd {
@@ -34,6 +35,8 @@ std::optional<WorkloadSource> parse_workload_source(std::string_view text) {
 
 namespace {
 
+using tier::text::trim;
+
 // Binary multiples, largest first so to_string picks the largest exact one.
 constexpr std::array<std::pair<char, std::uint64_t>, 4> kUnits{{
     {'T', std::uint64_t{1} << 40},
@@ -48,16 +51,6 @@ constexpr std::array<std::pair<char, std::uint64_t>, 4> kUnits{{
       "; expected a byte count (1048576), a binary size with suffix K, M, G or T (also KiB/KB, "
       "..., e.g. 512M, 8G), a percentage of resident memory over 0 and at most 100 (25%, 12.5%), "
       "or \"\"/\"none\" for no quota");
-}
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
-    text.remove_suffix(1);
-  }
-  return text;
 }
 
 bool iequals(std::string_view a, std::string_view b) {

@@ -11,37 +11,19 @@
 #include <cstring>
 #include <filesystem>
 
+#include "tier/posix/fd.hpp"
+
 namespace tierd {
 
 namespace {
 
 namespace fs = std::filesystem;
+using tier::posix::Fd;
 
 [[noreturn]] void fail(const std::string& path, const std::string& what, int error) {
   throw StateFileError("cannot write state file " + path + ": " + what + ": " +
                        std::strerror(error));
 }
-
-/// Closes the descriptor on scope exit unless released.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  /// close(2) with its result: a write error may only show up here.
-  int close() {
-    int rc = ::close(fd_);
-    fd_ = -1;
-    return rc;
-  }
-
- private:
-  int fd_;
-};
 
 /// mkdir -p with mode 0755 for the directories it creates.
 void make_directories(const std::string& state_path, const fs::path& dir) {
@@ -83,12 +65,13 @@ void write_state_file(const std::string& path, const boost::json::value& documen
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {
     Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600));
-    if (fd.get() < 0) fail(path, "create " + tmp, errno);
+    if (!fd.valid()) fail(path, "create " + tmp, errno);
     try {
       // O_CREAT's mode does not apply to a leftover file of an earlier run.
       if (::fchmod(fd.get(), 0600) != 0) fail(path, "chmod " + tmp, errno);
       write_all(path, fd.get(), text);
       if (::fsync(fd.get()) != 0) fail(path, "fsync " + tmp, errno);
+      // close(2) with its result: a write error may only show up here.
       if (fd.close() != 0) fail(path, "close " + tmp, errno);
       if (::rename(tmp.c_str(), path.c_str()) != 0) fail(path, "rename " + tmp, errno);
     } catch (...) {
@@ -99,13 +82,13 @@ void write_state_file(const std::string& path, const boost::json::value& documen
   // The rename is durable only once the directory entry is on disk.
   std::string dir_name = dir.empty() ? "." : dir.string();
   Fd dir_fd(::open(dir_name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (dir_fd.get() < 0) fail(path, "open directory " + dir_name, errno);
+  if (!dir_fd.valid()) fail(path, "open directory " + dir_name, errno);
   if (::fsync(dir_fd.get()) != 0 && errno != EINVAL) fail(path, "fsync " + dir_name, errno);
 }
 
 std::optional<boost::json::value> read_state_file(const std::string& path) {
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) {
+  if (!fd.valid()) {
     if (errno == ENOENT) return std::nullopt;
     throw StateFileError("cannot read state file " + path + ": " + std::strerror(errno));
   }

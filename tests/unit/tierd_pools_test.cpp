@@ -7,7 +7,7 @@
 
 #include <boost/json.hpp>
 
-#include "doctor/mounts.hpp"
+#include "posix/mounts.hpp"
 #include "tier/cpu/cpu_inventory.hpp"
 #include "tier/cpu/cpulist.hpp"
 #include "tierd_harness.hpp"
@@ -26,11 +26,11 @@ std::string pool_config(const std::string& parent) {
          parent + "\"\n";
 }
 
-// The v1 cpuset hierarchy's mount point (the doctor's mount table reader),
+// The v1 cpuset hierarchy's mount point (libtier's mount table reader),
 // or "" when there is none: the test needs it only to check clean-up.
 std::string v1_cpuset_mount() {
-  for (const auto& mount : tier::doctor::read_mounts(SysRoot("/"))) {
-    if (mount.fstype == "cgroup" && tier::doctor::has_option(mount.options, "cpuset")) {
+  for (const auto& mount : tier::posix::read_mounts(SysRoot("/"))) {
+    if (mount.fstype == "cgroup" && tier::posix::has_option(mount.options, "cpuset")) {
       return mount.mount_point;
     }
   }

@@ -1,5 +1,6 @@
 // cgroup file access for the cpuset backends (cgroup_files.hpp).
 #include "cpu/cgroup_files.hpp"
+#include "tier/posix/error.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -11,15 +12,9 @@
 #include <sstream>
 #include <thread>
 
-#include "doctor/checks.hpp"
-
 namespace tier::cpu {
 
 namespace fs = std::filesystem;
-
-std::string errno_text(int error) {
-  return doctor::errno_text(error);
-}
 
 namespace {
 
@@ -85,7 +80,7 @@ void write_cgroup_file(const SysRoot& root, const std::string& path, const std::
   }
   if (error == 0) return;
   const bool gone = error == ENOENT && !is_directory(root, parent_of(path));
-  std::string message = "write '" + value + "' to " + path + ": " + errno_text(error);
+  std::string message = "write '" + value + "' to " + path + ": " + posix::errno_text(error);
   if (gone) {
     message += ": the group was removed underneath tier";
   } else if (std::string hint = cgroup_write_hint(leaf_of(path), value, error); !hint.empty()) {
@@ -128,7 +123,8 @@ void move_processes(const SysRoot& root, const std::string& from_dir, const std:
 void make_cgroup_dir(const SysRoot& root, const std::string& dir) {
   if (::mkdir(root.path(dir).c_str(), 0755) == 0 || errno == EEXIST) return;
   int error = errno;
-  throw CpusetError("mkdir " + dir + ": " + errno_text(error), dir, "", error, error == ENOENT);
+  throw CpusetError("mkdir " + dir + ": " + posix::errno_text(error), dir, "", error,
+                    error == ENOENT);
 }
 
 void remove_cgroup_dir(const SysRoot& root, const std::string& dir) {
@@ -136,7 +132,7 @@ void remove_cgroup_dir(const SysRoot& root, const std::string& dir) {
     if (::rmdir(root.path(dir).c_str()) == 0 || errno == ENOENT) return;
     int error = errno;
     if (error != EBUSY || attempt == 50) {
-      std::string message = "rmdir " + dir + ": " + errno_text(error);
+      std::string message = "rmdir " + dir + ": " + posix::errno_text(error);
       if (error == EBUSY) message += ": the group still has tasks or child groups";
       throw CpusetError(message, dir, "", error);
     }

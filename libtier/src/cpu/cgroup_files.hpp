@@ -14,9 +14,6 @@
 
 namespace tier::cpu {
 
-/// "ENOSPC (No space left on device)".
-std::string errno_text(int error);
-
 /// Why the kernel refuses `value` in the file `leaf` ("cpuset.cpu_exclusive")
 /// with `error`; "" when there is no known cause.
 std::string cgroup_write_hint(const std::string& leaf, const std::string& value, int error);

@@ -1,22 +1,15 @@
 #include "tier/cpu/cpulist.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
+
+#include "tier/posix/text.hpp"
 
 namespace tier {
 
 namespace {
 
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
-    text.remove_suffix(1);
-  }
-  return text;
-}
+using text::trim;
 
 std::optional<unsigned> parse_number(std::string_view text, int base = 10) {
   text = trim(text);

@@ -13,6 +13,7 @@
 
 #include "cpu/cgroup_files.hpp"
 #include "cpu/cpuset_cgroup.hpp"
+#include "tier/posix/error.hpp"
 
 namespace tier::cpu {
 
@@ -169,7 +170,7 @@ class AffinityBackend final : public CpusetBackend {
     CPU_FREE(set);
     if (error != 0) {
       throw CpusetError("sched_setaffinity(" + std::to_string(failed) + ", " + cpus.to_string() +
-                            ") of pid " + std::to_string(pid) + ": " + errno_text(error),
+                            ") of pid " + std::to_string(pid) + ": " + posix::errno_text(error),
                         "/proc/" + std::to_string(pid) + "/task", cpus.to_string(), error);
     }
     if (done.empty()) {
@@ -192,7 +193,7 @@ class AffinityBackend final : public CpusetBackend {
     numa_bitmask_free(to);
     if (left < 0) {
       throw CpusetError("migrate_pages(" + std::to_string(pid) + ", all nodes -> " +
-                            mems.to_string() + "): " + errno_text(error),
+                            mems.to_string() + "): " + posix::errno_text(error),
                         "/proc/" + std::to_string(pid), mems.to_string(), error);
     }
     if (left > 0) {

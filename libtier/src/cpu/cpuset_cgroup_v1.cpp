@@ -9,7 +9,8 @@
 
 #include "cpu/cgroup_files.hpp"
 #include "cpu/cpuset_cgroup.hpp"
-#include "doctor/mounts.hpp"
+#include "posix/mounts.hpp"
+#include "tier/posix/error.hpp"
 
 namespace tier::cpu {
 
@@ -63,15 +64,15 @@ class CgroupV1Backend final : public CgroupCpusetBackend {
 std::unique_ptr<CpusetBackend> make_cgroup_v1_backend(const SysRoot& root,
                                                       const std::string& parent_name,
                                                       std::string& why_not) {
-  for (const auto& mount : doctor::read_mounts(root)) {
-    if (mount.fstype != "cgroup" || !doctor::has_option(mount.options, "cpuset")) continue;
+  for (const auto& mount : posix::read_mounts(root)) {
+    if (mount.fstype != "cgroup" || !posix::has_option(mount.options, "cpuset")) continue;
     if (!root.exists(mount.mount_point + "/cpuset.cpus")) {
       why_not = "cgroup v1 cpuset at " + mount.mount_point + " has no cpuset.cpus";
       return nullptr;
     }
     if (::access(root.path(mount.mount_point).c_str(), W_OK) != 0) {
       why_not = "cgroup v1 cpuset at " + mount.mount_point + " is not writable (" +
-                errno_text(errno) + "; tier needs root)";
+                posix::errno_text(errno) + "; tier needs root)";
       return nullptr;
     }
     return std::make_unique<CgroupV1Backend>(root, mount.mount_point, parent_name);

@@ -14,7 +14,8 @@
 
 #include "cpu/cgroup_files.hpp"
 #include "cpu/cpuset_cgroup.hpp"
-#include "doctor/mounts.hpp"
+#include "posix/mounts.hpp"
+#include "tier/posix/error.hpp"
 
 namespace tier::cpu {
 
@@ -178,7 +179,7 @@ std::unique_ptr<CpusetBackend> make_cgroup_v2_backend(const SysRoot& root,
                                                       const std::string& parent_name,
                                                       std::string& why_not) {
   std::vector<std::string> without;
-  for (const auto& mount : doctor::read_mounts(root)) {
+  for (const auto& mount : posix::read_mounts(root)) {
     if (mount.fstype != "cgroup2") continue;
     auto controllers = root.read(mount.mount_point + "/cgroup.controllers");
     if (!controllers) {
@@ -194,7 +195,7 @@ std::unique_ptr<CpusetBackend> make_cgroup_v2_backend(const SysRoot& root,
     }
     if (::access(root.path(mount.mount_point).c_str(), W_OK) != 0) {
       without.push_back("cgroup v2 at " + mount.mount_point + " is not writable (" +
-                        errno_text(errno) + "; tier needs root)");
+                        posix::errno_text(errno) + "; tier needs root)");
       continue;
     }
     return std::make_unique<CgroupV2Backend>(root, mount.mount_point, parent_name);

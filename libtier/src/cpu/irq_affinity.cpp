@@ -1,5 +1,6 @@
 // IRQ isolation through /proc/irq (irq_affinity.hpp).
 #include "tier/cpu/irq_affinity.hpp"
+#include "tier/posix/error.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -8,8 +9,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <iterator>
-
-#include "doctor/checks.hpp"
 
 namespace tier::cpu {
 
@@ -33,9 +32,9 @@ CpuList minus(const CpuList& from, const CpuList& remove) {
 // CPUs online for this interrupt controller).
 std::string refusal_reason(int error) {
   if (error == EIO || error == EINVAL) {
-    return "kernel refused (" + doctor::errno_text(error) + "): managed or per-CPU IRQ";
+    return "kernel refused (" + posix::errno_text(error) + "): managed or per-CPU IRQ";
   }
-  return "write failed: " + doctor::errno_text(error);
+  return "write failed: " + posix::errno_text(error);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "checks.hpp"
 #include "kernel_config.hpp"
+#include "tier/posix/error.hpp"
 
 namespace tier::doctor {
 
@@ -46,7 +47,7 @@ CheckResult judge(const Context& ctx, BpfProgram program, std::string_view impac
     r.detail += note;
     return r;
   }
-  r.detail = what + ": " + outcome.step + " failed: " + errno_text(outcome.error) + note;
+  r.detail = what + ": " + outcome.step + " failed: " + posix::errno_text(outcome.error) + note;
   if (is_permission_error(outcome.error)) {
     r.status = Status::error;
     r.impact =

@@ -2,7 +2,8 @@
 // nodes of a workload. Mounts come from the mount table under the root, so a
 // hybrid layout (v1 controllers plus a v2 "unified" mount) is seen as it is.
 #include "checks.hpp"
-#include "mounts.hpp"
+#include "posix/mounts.hpp"
+#include "tier/posix/text.hpp"
 
 namespace tier::doctor {
 
@@ -12,7 +13,7 @@ CheckResult check_cgroup_v2_cpuset(const Context& ctx) {
       "no cgroup v2 cpuset: tier confines workloads through the v1 cpuset hierarchy if mounted, "
       "else through sched_setaffinity/set_mempolicy only";
   std::vector<std::string> mount_points;
-  for (const auto& mount : read_mounts(ctx.root)) {
+  for (const auto& mount : posix::read_mounts(ctx.root)) {
     if (mount.fstype == "cgroup2") mount_points.push_back(mount.mount_point);
   }
   if (mount_points.empty()) {
@@ -32,9 +33,9 @@ CheckResult check_cgroup_v2_cpuset(const Context& ctx) {
     for (char& c : list) {
       if (c == ' ') c = ',';
     }
-    if (controllers && has_option(list, "cpuset")) cpuset = true;
+    if (controllers && posix::has_option(list, "cpuset")) cpuset = true;
   }
-  r.detail = "cgroup2 at " + join(seen, "; ");
+  r.detail = "cgroup2 at " + text::join(seen, "; ");
   if (cpuset) {
     r.status = Status::ok;
     return r;
@@ -47,8 +48,8 @@ CheckResult check_cgroup_v2_cpuset(const Context& ctx) {
 
 CheckResult check_cgroup_v1_cpuset(const Context& ctx) {
   CheckResult r;
-  for (const auto& mount : read_mounts(ctx.root)) {
-    if (mount.fstype != "cgroup" || !has_option(mount.options, "cpuset")) continue;
+  for (const auto& mount : posix::read_mounts(ctx.root)) {
+    if (mount.fstype != "cgroup" || !posix::has_option(mount.options, "cpuset")) continue;
     r.status = Status::ok;
     r.detail = "v1 cpuset hierarchy at " + mount.mount_point;
     auto cpus = ctx.root.read(mount.mount_point + "/cpuset.cpus");

@@ -10,6 +10,7 @@
 
 #include "checks.hpp"
 #include "kernel_config.hpp"
+#include "tier/posix/text.hpp"
 
 namespace tier::doctor {
 
@@ -100,9 +101,9 @@ CheckResult judge(const SysRoot& root, std::string_view ops, std::string_view op
   if (facts.config) detail.push_back(facts.config->describe(option));
   if (!facts.kdamonds.empty()) {
     detail.push_back(std::to_string(facts.kdamonds.size()) + " kdamond(s) already exist (" +
-                     join(facts.kdamonds, ", ") + "), not tier's: left untouched");
+                     text::join(facts.kdamonds, ", ") + "), not tier's: left untouched");
   }
-  r.detail = join(detail, "; ");
+  r.detail = text::join(detail, "; ");
   if (r.status != Status::ok) r.impact = std::string(impact);
   return r;
 }

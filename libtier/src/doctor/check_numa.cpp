@@ -1,6 +1,7 @@
 // numa_nodes, memory_tiering, numa_balancing, demotion: what the kernel knows
 // about the memory tiers and what it already does with them by itself.
 #include "checks.hpp"
+#include "tier/posix/text.hpp"
 
 namespace tier::doctor {
 
@@ -10,7 +11,7 @@ std::string ids(const std::vector<unsigned>& values) {
   std::vector<std::string> parts;
   parts.reserve(values.size());
   for (unsigned v : values) parts.push_back(std::to_string(v));
-  return join(parts, ",");
+  return text::join(parts, ",");
 }
 
 std::string balancing_meaning(std::int64_t mode) {
@@ -74,7 +75,7 @@ CheckResult check_memory_tiering(const Context& ctx) {
   }
   r.status = tiers.empty() ? Status::missing : Status::ok;
   r.detail = std::to_string(tiers.size()) + (tiers.size() == 1 ? " tier" : " tiers") +
-             (parts.empty() ? "" : ": " + join(parts, ", "));
+             (parts.empty() ? "" : ": " + text::join(parts, ", "));
   if (tiers.size() == 1) {
     r.detail += " (single tier: the kernel sees no slower memory)";
   } else if (tiers.empty()) {

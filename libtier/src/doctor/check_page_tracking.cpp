@@ -2,6 +2,7 @@
 // read, both optional at kernel build time.
 #include "checks.hpp"
 #include "kernel_config.hpp"
+#include "tier/posix/error.hpp"
 
 namespace tier::doctor {
 
@@ -36,7 +37,7 @@ CheckResult check_soft_dirty(const Context& ctx) {
   SoftDirtyOutcome outcome = ctx.probers.soft_dirty->run();
   if (!outcome.run.ok()) {
     r.status = Status::error;
-    r.detail = outcome.run.step + " failed: " + errno_text(outcome.run.error);
+    r.detail = outcome.run.step + " failed: " + posix::errno_text(outcome.run.error);
     r.impact = "soft-dirty test could not run; " + impact;
     return r;
   }

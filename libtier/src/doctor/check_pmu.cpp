@@ -5,6 +5,8 @@
 #include <cerrno>
 
 #include "checks.hpp"
+#include "tier/posix/error.hpp"
+#include "tier/posix/text.hpp"
 
 namespace tier::doctor {
 
@@ -42,7 +44,7 @@ CheckResult check_pmu(const Context& ctx) {
 
   std::vector<std::string> facts;
   facts.push_back(pmus.empty() ? "no core PMU in /sys/bus/event_source/devices"
-                               : "core PMU: " + join(pmus, ","));
+                               : "core PMU: " + text::join(pmus, ","));
   facts.push_back(pebs.empty() ? "no PEBS" : pebs);
   facts.push_back(ibs ? "IBS (ibs_op)" : "no IBS");
   if (auto pmu_name = ctx.root.read(std::string(kDevices) + "cpu/caps/pmu_name")) {
@@ -54,7 +56,7 @@ CheckResult check_pmu(const Context& ctx) {
 
   if (ctx.probers.perf == nullptr) {
     facts.emplace_back(kNotProbed);
-    r.detail = join(facts, "; ");
+    r.detail = text::join(facts, "; ");
     r.status = pmus.empty() && !ibs ? Status::missing : Status::error;
     r.impact = r.status == Status::missing ? sampling_impact : "perf_event_open not tried";
     return r;
@@ -64,17 +66,17 @@ CheckResult check_pmu(const Context& ctx) {
   if (outcome.ok()) {
     facts.insert(facts.begin(), "cycles counter opens");
     r.status = Status::ok;
-    r.detail = join(facts, "; ");
+    r.detail = text::join(facts, "; ");
     if (pebs.empty() && !ibs) {
       r.impact = "counters work but neither PEBS nor IBS: no precise memory-access sampling";
     }
     return r;
   }
-  facts.insert(facts.begin(), outcome.step + ": " + errno_text(outcome.error));
+  facts.insert(facts.begin(), outcome.step + ": " + posix::errno_text(outcome.error));
   if (auto paranoid = ctx.root.read_int("/proc/sys/kernel/perf_event_paranoid")) {
     facts.push_back("perf_event_paranoid=" + std::to_string(*paranoid));
   }
-  r.detail = join(facts, "; ");
+  r.detail = text::join(facts, "; ");
   if (outcome.error == EACCES || outcome.error == EPERM) {
     r.status = Status::error;
     r.impact = "not permitted: run as root or lower kernel.perf_event_paranoid to probe";

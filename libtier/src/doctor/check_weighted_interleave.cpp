@@ -3,6 +3,7 @@
 // switch whose name has varied (`auto`; some builds show `__auto_type`), so
 // nothing but the node<N> pattern is assumed.
 #include "checks.hpp"
+#include "tier/posix/text.hpp"
 
 namespace tier::doctor {
 
@@ -29,8 +30,8 @@ CheckResult check_weighted_interleave(const Context& ctx) {
     (is_node ? nodes : others).push_back(std::move(entry));
   }
   r.status = Status::ok;
-  r.detail = nodes.empty() ? "no node weight files" : "weights: " + join(nodes, ", ");
-  if (!others.empty()) r.detail += "; other entries: " + join(others, ", ");
+  r.detail = nodes.empty() ? "no node weight files" : "weights: " + text::join(nodes, ", ");
+  if (!others.empty()) r.detail += "; other entries: " + text::join(others, ", ");
   return r;
 }
 

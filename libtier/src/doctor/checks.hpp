@@ -1,11 +1,10 @@
 // Internal to the doctor: the context every check gets, the check functions
-// (one per probed feature, grouped by kernel subsystem in check_*.cpp) and
-// small text helpers. Not installed; tests go through tier/doctor/doctor.hpp.
+// (one per probed feature, grouped by kernel subsystem in check_*.cpp). Not
+// installed; tests go through tier/doctor/doctor.hpp.
 #pragma once
 
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "tier/doctor/doctor.hpp"
 #include "tier/posix/sysroot.hpp"
@@ -40,9 +39,5 @@ CheckResult check_memory_tiering(const Context& ctx);
 /// Detail used by every live-only check when no prober is given.
 inline constexpr std::string_view kNotProbed =
     "not probed: reading a gathered tree (--root given), not the running kernel";
-
-/// "ENOENT (No such file or directory)".
-std::string errno_text(int error);
-std::string join(const std::vector<std::string>& parts, std::string_view separator);
 
 }  // namespace tier::doctor

@@ -9,26 +9,13 @@
 #include <cstdint>
 
 #include "checks.hpp"
+#include "tier/posix/fd.hpp"
 
 namespace tier::doctor {
 
 namespace {
 
 constexpr std::uint64_t kSoftDirtyBit = 1ULL << 55;
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 // Records the failing step; errno is read first, before anything can clobber it.
 bool fail(SoftDirtyOutcome& out, const char* step) {
@@ -50,10 +37,10 @@ bool soft_dirty_bit(int pagemap, const void* address, std::size_t page, bool& bi
 
 bool round_trip(SoftDirtyOutcome& out, volatile char* byte, std::size_t page) {
   const void* address = const_cast<const char*>(byte);
-  Fd pagemap(open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC));
-  if (pagemap.get() < 0) return fail(out, "open /proc/self/pagemap");
-  Fd clear_refs(open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC));
-  if (clear_refs.get() < 0) return fail(out, "open /proc/self/clear_refs");
+  posix::Fd pagemap(open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC));
+  if (!pagemap.valid()) return fail(out, "open /proc/self/pagemap");
+  posix::Fd clear_refs(open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC));
+  if (!clear_refs.valid()) return fail(out, "open /proc/self/clear_refs");
 
   *byte = 1;
   if (!soft_dirty_bit(pagemap.get(), address, page, out.dirty_after_write)) {

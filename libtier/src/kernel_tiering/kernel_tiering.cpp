@@ -5,8 +5,8 @@
 #include <cerrno>
 #include <climits>
 
-#include "doctor/mounts.hpp"
 #include "kernel_tiering/kernel_tiering_files.hpp"
+#include "posix/mounts.hpp"
 
 namespace tier {
 
@@ -22,7 +22,7 @@ constexpr std::string_view kDebugNb = "/sys/kernel/debug/sched/numa_balancing";
 // is absent (ENOENT), or empty when the directory is there (then only that
 // one file is missing).
 std::string debugfs_missing(const SysRoot& root) {
-  auto mounts = doctor::read_mounts(root);
+  auto mounts = posix::read_mounts(root);
   if (!mounts.empty()) {
     bool mounted = false;
     for (const auto& m : mounts) mounted |= m.fstype == "debugfs" && m.mount_point == kDebugfs;

@@ -5,9 +5,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "doctor/checks.hpp"
 #include "kernel_tiering/kernel_tiering_files.hpp"
 #include "posix/text_scan.hpp"
+#include "tier/posix/error.hpp"
 
 namespace tier::kernel_tiering {
 
@@ -42,14 +42,10 @@ FileText read_file(const SysRoot& root, std::string_view kernel_path) {
   return out;
 }
 
-std::string errno_text(int error) {
-  return doctor::errno_text(error);
-}
-
 std::string unreadable(std::string_view kernel_path, const FileText& file,
                        std::string_view if_missing) {
   if (file.error == ENOENT || file.error == ENOTDIR) return std::string(if_missing);
-  std::string why = std::string(kernel_path) + ": " + errno_text(file.error);
+  std::string why = std::string(kernel_path) + ": " + posix::errno_text(file.error);
   if (file.error == EPERM && kernel_path.starts_with("/sys/kernel/debug/")) {
     // Root gets EPERM from debugfs under kernel lockdown (the build
     // machine's kernel logs "Lockdown: debugfs access is restricted").

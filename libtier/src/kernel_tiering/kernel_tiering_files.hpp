@@ -21,9 +21,6 @@ struct FileText {
 };
 FileText read_file(const SysRoot& root, std::string_view kernel_path);
 
-/// "ENOENT (No such file or directory)".
-std::string errno_text(int error);
-
 /// why_not for a file that could not be read: `if_missing` when it does not
 /// exist (ENOENT), else "<path>: <errno text>".
 std::string unreadable(std::string_view kernel_path, const FileText& file,

@@ -83,8 +83,8 @@ int scan_ioctl(int fd, std::uint64_t start, std::uint64_t end, std::vector<Addre
 
 std::optional<PresentPages> find_present_pages(const SysRoot& root, int pid, std::uint64_t start,
                                                std::uint64_t end, bool allow_read, int& error) {
-  heat::kernel::Fd fd = heat::kernel::open_kernel_file(
-      root, heat::kernel::proc_path(pid, "/pagemap"), O_RDONLY, error);
+  posix::Fd fd = heat::kernel::open_kernel_file(root, heat::kernel::proc_path(pid, "/pagemap"),
+                                                O_RDONLY, error);
   if (!fd.valid()) return std::nullopt;
   PresentPages present;
   error = scan_ioctl(fd.get(), start, end, present.runs);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -16,11 +15,6 @@ SysRoot::SysRoot(fs::path root) : root_(std::move(root)) {
   std::error_code ec;
   live_ = root_.empty() || fs::equivalent(root_, "/", ec);
   if (root_.empty()) root_ = "/";
-}
-
-SysRoot SysRoot::from_environment() {
-  const char* env = std::getenv("TIER_ROOT");
-  return SysRoot(env != nullptr && *env != '\0' ? fs::path(env) : fs::path("/"));
 }
 
 fs::path SysRoot::path(std::string_view kernel_path) const {

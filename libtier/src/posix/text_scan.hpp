@@ -1,6 +1,7 @@
 // Internal: the few tokenising helpers the /proc and /sys parsers share.
 // Header-only and allocation-free; every parser of kernel text uses these
-// instead of its own copy.
+// instead of its own copy. trim and join, which the daemon and tier_core
+// need too, are public beside them: tier/posix/text.hpp.
 #pragma once
 
 #include <charconv>

@@ -21,9 +21,6 @@ class SysRoot {
   /// Root "/" reads the live system.
   explicit SysRoot(std::filesystem::path root = "/");
 
-  /// The root from $TIER_ROOT when set and non-empty, else "/".
-  static SysRoot from_environment();
-
   const std::filesystem::path& root() const { return root_; }
   /// True when reads go to the live system rather than a gathered tree.
   bool is_live() const { return live_; }

@@ -38,24 +38,25 @@ long id_in_private_mount(const std::string& category, const std::string& name) {
   return id >= 0 ? id : -ENOENT;
 }
 
+// "<step>: <strerror>", the text these failures have always carried.
+posix::Failure failed(const std::string& step, int error) {
+  return {error, step + ": " + std::strerror(error)};
+}
+
 }  // namespace
 
-long tracepoint_id(const std::string& category, const std::string& name, std::string& error) {
+posix::Result<long> tracepoint_id(const std::string& category, const std::string& name) {
   for (const char* dir : kTracefsDirs) {
     if (long id = read_id(dir, category, name); id >= 0) return id;
   }
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) {
-    error = std::string("pipe: ") + std::strerror(errno);
-    return -errno;
-  }
+  if (pipe2(fds, O_CLOEXEC) != 0) return failed("pipe", errno);
   pid_t child = fork();
   if (child < 0) {
     int saved = errno;
     close(fds[0]);
     close(fds[1]);
-    error = std::string("fork: ") + std::strerror(saved);
-    return -saved;
+    return failed("fork", saved);
   }
   if (child == 0) {
     long id = id_in_private_mount(category, name);
@@ -73,16 +74,18 @@ long tracepoint_id(const std::string& category, const std::string& name, std::st
   }
   if (got != static_cast<ssize_t>(sizeof id)) id = -EIO;
   if (id < 0) {
-    error = "event id of " + category + ":" + name +
-            " from a private tracefs mount: " + std::strerror(static_cast<int>(-id));
+    return failed("event id of " + category + ":" + name + " from a private tracefs mount",
+                  static_cast<int>(-id));
   }
   return id;
 }
 
-bpf_link* attach_classic_tracepoint(bpf_program* program, const std::string& category,
-                                    const std::string& name, std::string& error) {
-  long id = tracepoint_id(category, name, error);
-  if (id < 0) return nullptr;
+posix::Result<bpf_link*> attach_classic_tracepoint(bpf_program* program,
+                                                   const std::string& category,
+                                                   const std::string& name) {
+  posix::Result<long> event = tracepoint_id(category, name);
+  if (!event) return event.failure();
+  const long id = event.value();
   perf_event_attr attr{};
   attr.type = PERF_TYPE_TRACEPOINT;
   attr.size = sizeof attr;
@@ -92,16 +95,12 @@ bpf_link* attach_classic_tracepoint(bpf_program* program, const std::string& cat
   // pid -1 on one CPU is how libbpf opens it too: a BPF program attached to
   // a tracepoint event runs wherever the tracepoint fires.
   long fd = syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
-  if (fd < 0) {
-    error = std::string("perf_event_open(tracepoint ") + std::to_string(id) +
-            "): " + std::strerror(errno);
-    return nullptr;
-  }
+  if (fd < 0) return failed("perf_event_open(tracepoint " + std::to_string(id) + ")", errno);
   bpf_link* link = bpf_program__attach_perf_event(program, static_cast<int>(fd));
   if (link == nullptr) {
     int saved = errno;
     close(static_cast<int>(fd));
-    error = std::string("attach to perf event: ") + std::strerror(saved);
+    return failed("attach to perf event", saved);
   }
   return link;  // owns fd from here on: bpf_link__destroy closes it
 }

@@ -10,16 +10,20 @@
 
 #include <string>
 
+#include "tier/posix/error.hpp"
+
 struct bpf_link;
 struct bpf_program;
 
 namespace tier::heat::bpf {
 
-/// The tracepoint's event id, or -errno with `error` set ("mount tracefs: ...").
-long tracepoint_id(const std::string& category, const std::string& name, std::string& error);
+/// The tracepoint's event id; the failure says which step failed ("fork: ...",
+/// "event id of migrate:mm_migrate_pages from a private tracefs mount: ...").
+posix::Result<long> tracepoint_id(const std::string& category, const std::string& name);
 
-/// Attaches `program` to category:name; nullptr with `error` set on failure.
-bpf_link* attach_classic_tracepoint(bpf_program* program, const std::string& category,
-                                    const std::string& name, std::string& error);
+/// Attaches `program` to category:name; the link owns the perf event fd.
+posix::Result<bpf_link*> attach_classic_tracepoint(bpf_program* program,
+                                                   const std::string& category,
+                                                   const std::string& name);
 
 }  // namespace tier::heat::bpf

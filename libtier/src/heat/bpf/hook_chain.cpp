@@ -18,24 +18,21 @@ bool autoload_only(bpf_object* object, const std::string& program) {
   return found;
 }
 
-bpf_link* attach_hook(bpf_object* object, const Hook& hook, std::string& error) {
+posix::Result<bpf_link*> attach_hook(bpf_object* object, const Hook& hook) {
   bpf_program* prog = bpf_object__find_program_by_name(object, hook.program.c_str());
-  if (prog == nullptr) {
-    error = "no program " + hook.program;
-    return nullptr;
-  }
+  if (prog == nullptr) return posix::Failure{ENOENT, "no program " + hook.program};
   if (!hook.tp_category.empty()) {
-    return attach_classic_tracepoint(prog, hook.tp_category, hook.tp_name, error);
+    return attach_classic_tracepoint(prog, hook.tp_category, hook.tp_name);
   }
   LibbpfLog log;
   bpf_link* link = bpf_program__attach(prog);
-  if (link == nullptr) {
-    error = std::strerror(errno);
-    if (std::string warning = log.last_warning(); !warning.empty()) {
-      error += " (libbpf: " + warning + ")";
-    }
+  if (link != nullptr) return link;
+  const int error = errno;
+  std::string what = std::strerror(error);
+  if (std::string warning = log.last_warning(); !warning.empty()) {
+    what += " (libbpf: " + warning + ")";
   }
-  return link;
+  return posix::Failure{error, std::move(what)};
 }
 
 std::string describe_failure(const Hook& hook, const char* step, int error,

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "libbpf_log.hpp"
+#include "tier/posix/error.hpp"
 
 namespace tier::heat::bpf {
 
@@ -29,8 +30,9 @@ struct Hook {
 /// Turns autoload on for `program` only; false when the object has no such program.
 bool autoload_only(bpf_object* object, const std::string& program);
 
-/// Attaches the (loaded) program of `hook`; nullptr with `error` set on failure.
-bpf_link* attach_hook(bpf_object* object, const Hook& hook, std::string& error);
+/// Attaches the (loaded) program of `hook`; the failure's text is what
+/// attach_first() reports after "label: attach: ".
+posix::Result<bpf_link*> attach_hook(bpf_object* object, const Hook& hook);
 
 /// "label: step: strerror(error) (libbpf: warning)".
 std::string describe_failure(const Hook& hook, const char* step, int error,
@@ -116,14 +118,13 @@ Attached<Skel> attach_first(const std::string& what, const std::vector<Hook>& ho
       api.destroy(skel);
       continue;
     }
-    std::string error;
-    bpf_link* link = attach_hook(skel->obj, hook, error);
-    if (link == nullptr) {
-      failures.push_back(hook.label + ": attach: " + error);
+    posix::Result<bpf_link*> link = attach_hook(skel->obj, hook);
+    if (!link) {
+      failures.push_back(hook.label + ": attach: " + link.failure().what);
       api.destroy(skel);
       continue;
     }
-    return Attached<Skel>(skel, link, hook.label, api.destroy);
+    return Attached<Skel>(skel, link.value(), hook.label, api.destroy);
   }
   throw_no_hook(what, failures, permission_denied);
 }

@@ -7,6 +7,7 @@
 #include "damon_sysfs.hpp"
 #include "doctor/checks.hpp"
 #include "tier/heat/sources.hpp"
+#include "tier/posix/text.hpp"
 
 namespace tier::heat {
 
@@ -24,7 +25,7 @@ std::string vaddr_evidence(const std::string& detail) {
     if (part.find("kdamond(s) already exist") == std::string::npos) kept.push_back(part);
     begin = end + 2;
   }
-  return doctor::join(kept, "; ");
+  return text::join(kept, "; ");
 }
 
 }  // namespace
@@ -47,7 +48,7 @@ SourceAvailability damon_availability(const SysRoot& root) {
   } else if (*existing != 0) {
     problems.push_back(std::to_string(*existing) + " kdamond(s) exist, not tier's: left untouched");
   }
-  if (!problems.empty()) return {false, doctor::join(problems, "; ")};
+  if (!problems.empty()) return {false, text::join(problems, "; ")};
   if (vaddr.status == doctor::Status::error) {
     // Undecidable without creating a kdamond; start() reads avail_operations
     // of the context it creates and refuses cleanly when vaddr is missing.

@@ -25,6 +25,7 @@
 #include "damon_sysfs.hpp"
 #include "kernel_io.hpp"
 #include "tier/heat/sources.hpp"
+#include "tier/posix/error.hpp"
 
 namespace tier::heat {
 
@@ -102,7 +103,7 @@ class DamonSourceImpl final : public DamonSource {
       for (unsigned i = 0; i < created_; ++i) turn_off(i);
       if (int error = write_retrying(std::string(kNrKdamonds), "0"); error != 0) {
         stop_errors_.push_back("writing '0' to " + std::string(kNrKdamonds) +
-                               " failed: " + kernel::errno_text(error));
+                               " failed: " + posix::errno_text(error));
       }
       for (const std::string& problem : stop_errors_)
         std::cerr << "tier: damon: " << problem << '\n';
@@ -149,7 +150,7 @@ class DamonSourceImpl final : public DamonSource {
         ++counters_.drops;
       } else {
         return "damon: writing 'update_schemes_tried_regions' to " + state +
-               " failed: " + kernel::errno_text(error);
+               " failed: " + posix::errno_text(error);
       }
       return std::nullopt;
     }
@@ -177,7 +178,7 @@ class DamonSourceImpl final : public DamonSource {
     int error = write_retrying(state, kStateOff);
     // EPERM: it stopped by itself between the read and the write.
     if (error != 0 && !is_off(index)) {
-      stop_errors_.push_back("writing 'off' to " + state + " failed: " + kernel::errno_text(error));
+      stop_errors_.push_back("writing 'off' to " + state + " failed: " + posix::errno_text(error));
     }
   }
 

@@ -6,6 +6,7 @@
 
 #include "kernel_io.hpp"
 #include "posix/text_scan.hpp"
+#include "tier/posix/error.hpp"
 
 namespace tier::heat::kernel {
 
@@ -47,7 +48,7 @@ std::string kdamond_path(unsigned index, std::string_view leaf) {
 void write_or_throw(const SysRoot& root, const std::string& kernel_path, std::string_view value) {
   if (int error = write_kernel_file(root, kernel_path, value); error != 0) {
     throw SourceError("damon: writing '" + std::string(value) + "' to " + kernel_path +
-                      " failed: " + errno_text(error));
+                      " failed: " + posix::errno_text(error));
   }
 }
 

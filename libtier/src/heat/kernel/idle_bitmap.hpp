@@ -21,7 +21,7 @@ inline constexpr std::string_view kIdleBitmapPath = "/sys/kernel/mm/page_idle/bi
 
 class IdleBitmap {
  public:
-  explicit IdleBitmap(Fd fd) : fd_(std::move(fd)) {}
+  explicit IdleBitmap(posix::Fd fd) : fd_(std::move(fd)) {}
 
   /// Sets the idle bit of every PFN in `pfns`.
   int mark_idle(const std::vector<std::uint64_t>& pfns) const;
@@ -31,7 +31,7 @@ class IdleBitmap {
            std::map<std::uint64_t, std::uint64_t>& words) const;
 
  private:
-  Fd fd_;
+  posix::Fd fd_;
 };
 
 /// True when `pfn`'s bit is clear in `words`: accessed since it was marked.

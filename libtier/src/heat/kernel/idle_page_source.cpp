@@ -29,6 +29,7 @@
 #include "pagemap_walk.hpp"
 #include "tier/heat/page_tracking.hpp"
 #include "tier/heat/sources.hpp"
+#include "tier/posix/error.hpp"
 #include "tracked_pids.hpp"
 
 namespace tier::heat {
@@ -63,10 +64,10 @@ class IdlePageSource final : public HeatSource {
       }
     }
     int error = 0;
-    kernel::Fd fd = kernel::open_kernel_file(root_, kernel::kIdleBitmapPath, O_RDWR, error);
+    posix::Fd fd = kernel::open_kernel_file(root_, kernel::kIdleBitmapPath, O_RDWR, error);
     if (!fd.valid()) {
       throw SourceError("idle-page: cannot open " + std::string(kernel::kIdleBitmapPath) + ": " +
-                        kernel::errno_text(error) +
+                        posix::errno_text(error) +
                         (error == ENOENT ? " (CONFIG_IDLE_PAGE_TRACKING off)" : ""));
     }
     bitmap_.emplace(std::move(fd));
@@ -89,7 +90,7 @@ class IdlePageSource final : public HeatSource {
     if (error = bitmap_->mark_idle(all_pfns(processes)); error != 0) {
       bitmap_.reset();
       throw SourceError("idle-page: cannot write " + std::string(kernel::kIdleBitmapPath) + ": " +
-                        kernel::errno_text(error));
+                        posix::errno_text(error));
     }
   }
 
@@ -101,7 +102,7 @@ class IdlePageSource final : public HeatSource {
     std::map<std::uint64_t, std::uint64_t> words;
     if (int error = bitmap_->read(pfns, words); error != 0) {
       return {false, "idle-page: cannot read " + std::string(kernel::kIdleBitmapPath) + ": " +
-                         kernel::errno_text(error)};
+                         posix::errno_text(error)};
     }
     const std::uint64_t now = kernel::monotonic_ns();
     for (const ProcessPages& process : processes) {
@@ -122,7 +123,7 @@ class IdlePageSource final : public HeatSource {
     }
     if (int error = bitmap_->mark_idle(pfns); error != 0) {
       return {false, "idle-page: cannot write " + std::string(kernel::kIdleBitmapPath) + ": " +
-                         kernel::errno_text(error)};
+                         posix::errno_text(error)};
     }
     return tracked_.result();
   }
@@ -157,7 +158,7 @@ class IdlePageSource final : public HeatSource {
         tracked_.drop(pid, who + " exited");
       } else if (error != 0) {
         tracked_.drop(pid, who + ": cannot read " + proc_path(pid, "/pagemap") + ": " +
-                               kernel::errno_text(error));
+                               posix::errno_text(error));
       } else {
         processes.push_back(std::move(process));
       }
@@ -188,14 +189,14 @@ std::string live_pfn_problem() {
   static volatile std::uint64_t touched = 1;
   touched = touched + 1;
   int error = 0;
-  kernel::Fd fd = kernel::open_kernel_file(SysRoot("/"), "/proc/self/pagemap", O_RDONLY, error);
-  if (!fd.valid()) return "cannot open /proc/self/pagemap: " + kernel::errno_text(error);
+  posix::Fd fd = kernel::open_kernel_file(SysRoot("/"), "/proc/self/pagemap", O_RDONLY, error);
+  if (!fd.valid()) return "cannot open /proc/self/pagemap: " + posix::errno_text(error);
   std::uint64_t entry = 0;
   auto address = reinterpret_cast<std::uintptr_t>(&touched);
   if (kernel::pread_full(fd.get(), &entry, sizeof entry,
                          address / kernel::page_size() * pagemap::kEntryBytes) !=
       static_cast<ssize_t>(sizeof entry)) {
-    return "cannot read /proc/self/pagemap: " + kernel::errno_text(errno);
+    return "cannot read /proc/self/pagemap: " + posix::errno_text(errno);
   }
   if (pagemap::pfn(entry) == 0) return "pagemap hides page frame numbers: needs CAP_SYS_ADMIN";
   return {};
@@ -210,7 +211,7 @@ SourceAvailability idle_page_availability(const SysRoot& root) {
   if (!root.is_live()) return {true, check.detail + " (fixture root: access not tried)"};
   if (access(root.path(kernel::kIdleBitmapPath).c_str(), R_OK | W_OK) != 0) {
     return {false, std::string(kernel::kIdleBitmapPath) +
-                       " not readable and writable: " + kernel::errno_text(errno)};
+                       " not readable and writable: " + posix::errno_text(errno)};
   }
   if (std::string problem = live_pfn_problem(); !problem.empty()) return {false, problem};
   return {true, check.detail + ", page frame numbers readable"};

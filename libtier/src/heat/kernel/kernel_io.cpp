@@ -7,31 +7,18 @@
 #include <cerrno>
 #include <ctime>
 
-#include "doctor/checks.hpp"
-
 namespace tier::heat::kernel {
 
-Fd::~Fd() {
-  if (fd_ >= 0) close(fd_);
-}
-
-Fd& Fd::operator=(Fd&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) close(fd_);
-    fd_ = other.release();
-  }
-  return *this;
-}
-
-Fd open_kernel_file(const SysRoot& root, std::string_view kernel_path, int flags, int& error) {
-  Fd fd(open(root.path(kernel_path).c_str(), flags | O_CLOEXEC));
+posix::Fd open_kernel_file(const SysRoot& root, std::string_view kernel_path, int flags,
+                           int& error) {
+  posix::Fd fd(open(root.path(kernel_path).c_str(), flags | O_CLOEXEC));
   error = fd.valid() ? 0 : errno;
   return fd;
 }
 
 int write_kernel_file(const SysRoot& root, std::string_view kernel_path, std::string_view value) {
   int error = 0;
-  Fd fd = open_kernel_file(root, kernel_path, O_WRONLY | O_TRUNC, error);
+  posix::Fd fd = open_kernel_file(root, kernel_path, O_WRONLY | O_TRUNC, error);
   if (!fd.valid()) return error;
   // sysfs and procfs take a value in one write; a partial write is a failure.
   ssize_t written = write(fd.get(), value.data(), value.size());
@@ -60,10 +47,6 @@ bool process_gone(int error) {
 
 std::string proc_path(pid_t pid, std::string_view leaf) {
   return "/proc/" + std::to_string(pid) + std::string(leaf);
-}
-
-std::string errno_text(int error) {
-  return doctor::errno_text(error);
 }
 
 std::uint64_t monotonic_ns() {

@@ -16,35 +16,14 @@
 #include <string>
 #include <string_view>
 
+#include "tier/posix/fd.hpp"
 #include "tier/posix/sysroot.hpp"
 
 namespace tier::heat::kernel {
 
-/// Owns a file descriptor; -1 when empty.
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd();
-  Fd(Fd&& other) noexcept : fd_(other.release()) {}
-  Fd& operator=(Fd&& other) noexcept;
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-
-  int get() const { return fd_; }
-  bool valid() const { return fd_ >= 0; }
-  int release() {
-    int fd = fd_;
-    fd_ = -1;
-    return fd;
-  }
-
- private:
-  int fd_ = -1;
-};
-
 /// Opens root.path(kernel_path) with `flags` (O_CLOEXEC added); errno on failure.
-Fd open_kernel_file(const SysRoot& root, std::string_view kernel_path, int flags, int& error);
+posix::Fd open_kernel_file(const SysRoot& root, std::string_view kernel_path, int flags,
+                           int& error);
 
 /// Writes `value` to an existing file (O_WRONLY | O_TRUNC, never O_CREAT) in
 /// one write(2), as `echo value > file` does. Returns 0 or the errno.
@@ -60,9 +39,6 @@ bool process_gone(int error);
 
 /// "/proc/<pid>" + leaf ("/maps", "/pagemap", ...).
 std::string proc_path(pid_t pid, std::string_view leaf);
-
-/// "ENOENT (No such file or directory)".
-std::string errno_text(int error);
 
 /// CLOCK_MONOTONIC now, in nanoseconds (AccessSample::time_ns).
 std::uint64_t monotonic_ns();

@@ -46,7 +46,7 @@ bool accessible_mapping(const Mapping& mapping) {
 int walk_pagemap(const SysRoot& root, pid_t pid, const std::vector<Mapping>& mappings,
                  const std::function<void(std::uint64_t address, std::uint64_t entry)>& visit) {
   int error = 0;
-  Fd fd = open_kernel_file(root, proc_path(pid, "/pagemap"), O_RDONLY, error);
+  posix::Fd fd = open_kernel_file(root, proc_path(pid, "/pagemap"), O_RDONLY, error);
   if (!fd.valid()) return error;
   const std::uint64_t page = page_size();
   std::vector<std::uint64_t> entries(kBatchPages);

@@ -21,6 +21,7 @@
 #include "tier/doctor/doctor.hpp"
 #include "tier/heat/page_tracking.hpp"
 #include "tier/heat/sources.hpp"
+#include "tier/posix/error.hpp"
 #include "tracked_pids.hpp"
 
 namespace tier::heat {
@@ -49,7 +50,7 @@ class SoftDirtySource final : public HeatSource {
     for (pid_t pid : pids) {
       if (int error = clear(pid); error != 0) {
         throw SourceError("soft-dirty: cannot write 4 to " + proc_path(pid, "/clear_refs") + ": " +
-                          kernel::errno_text(error));
+                          posix::errno_text(error));
       }
     }
     tracked_.reset(pids);
@@ -98,8 +99,8 @@ class SoftDirtySource final : public HeatSource {
     if (error == 0) error = clear(pid);
     if (kernel::process_gone(error)) return tracked_.drop(pid, who + " exited");
     if (error != 0) {
-      tracked_.drop(pid, who + ": reading pagemap or writing clear_refs failed: " +
-                             kernel::errno_text(error));
+      tracked_.drop(
+          pid, who + ": reading pagemap or writing clear_refs failed: " + posix::errno_text(error));
     }
   }
 

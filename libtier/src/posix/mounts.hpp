@@ -1,4 +1,5 @@
-// Mount table parsing, for finding cgroup hierarchies under any root.
+// Internal: the mount table under any root, for finding cgroup hierarchies
+// (the cpuset backends, kernel tiering, the doctor's cgroup checks).
 #pragma once
 
 #include <string>
@@ -7,7 +8,7 @@
 
 #include "tier/posix/sysroot.hpp"
 
-namespace tier::doctor {
+namespace tier::posix {
 
 struct Mount {
   std::string mount_point;  // octal escapes (\040) decoded
@@ -25,4 +26,4 @@ std::vector<Mount> read_mounts(const SysRoot& root);
 /// True when the comma-separated `options` contain `option` exactly.
 bool has_option(std::string_view options, std::string_view option);
 
-}  // namespace tier::doctor
+}  // namespace tier::posix

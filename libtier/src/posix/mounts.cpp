@@ -1,8 +1,9 @@
-#include "mounts.hpp"
+// Mount table parsing (mounts.hpp).
+#include "posix/mounts.hpp"
 
 #include <sstream>
 
-namespace tier::doctor {
+namespace tier::posix {
 
 namespace {
 
@@ -86,4 +87,4 @@ bool has_option(std::string_view options, std::string_view option) {
   return false;
 }
 
-}  // namespace tier::doctor
+}  // namespace tier::posix

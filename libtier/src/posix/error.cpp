@@ -1,9 +1,9 @@
-// Text helpers shared by the checks.
+// errno_text (tier/posix/error.hpp).
+#include "tier/posix/error.hpp"
+
 #include <cstring>
 
-#include "checks.hpp"
-
-namespace tier::doctor {
+namespace tier::posix {
 
 std::string errno_text(int error) {
   // strerrorname_np gives the symbolic name users grep kernel sources for.
@@ -14,13 +14,4 @@ std::string errno_text(int error) {
   return out;
 }
 
-std::string join(const std::vector<std::string>& parts, std::string_view separator) {
-  std::string out;
-  for (const auto& part : parts) {
-    if (!out.empty()) out += separator;
-    out += part;
-  }
-  return out;
-}
-
-}  // namespace tier::doctor
+}  // namespace tier::posix
