@@ -2,7 +2,7 @@
 # vmtest-modes: numa
 # vmtest-timeout: 480
 # (480 s, not 300: with the host's two cores busy one run took 305 s and was killed
-# 0.3 s after the restore it waits for had shown; 160-250 s is usual.)
+# 0.3 s after the restore it waits for had shown.)
 # Offline suppression on a memory signal (cgroup v2 guest, 6.12: nodes 0-1
 # fast with CPUs, 2-3 CPU-less and slower). tierd runs the balanced policy
 # on NUMA hint-fault heat (bpf-fault: DAMON vaddr watches one workload
