@@ -268,6 +268,10 @@ class Check:
         if self.problems:
             for p in self.problems:
                 print(p)
+            # What was measured besides, so a failure read from CI's log
+            # alone shows the figures around it (the run's files are gone).
+            if self.notes:
+                print("measured: " + "; ".join(self.notes))
             stderr = self.file("stderr").strip()
             if stderr:
                 print("guest stderr: " + stderr[-800:])

@@ -112,12 +112,20 @@ if not grown:
 else:
     low = min(r["share"] for r in existing)
     end = grown[-1]["share"]
-    c.eq("online share fell under the 0.9 floor", low < 0.9, True)
-    # Suppression aims at the floor: once the share is back over it the
-    # offline data rejoins the target set and the exchange stops, so the rise
-    # is what the spill took (0.12-0.25 in six runs), not a fixed amount.
-    c.eq("online share rose by at least 0.1 from its lowest", end >= low + 0.1, True)
     c.note("online fast share: lowest %.2f, last %.2f (hotset's own census)" % (low, end))
+    c.eq("online share fell under the 0.9 floor", low < 0.9, True)
+    # Nothing but tierd raises it: the kernel's promotion is held off and a
+    # growing first-touch buffer only spills further. Suppression aims at the
+    # floor: once tierd's own scan sees the share back over it, the offline
+    # data rejoins the target set and the exchange stops, so how far the
+    # share rises is what the spill took (0.12-0.25 in six runs; CI once saw
+    # less than 0.1 from a shallower spill), not a fixed amount. Wanted: a
+    # rise no noise makes (0.05, 13 MiB of the 256 moved back by tierd) that
+    # ends at the floor, within the 0.03 by which the census (the workload's
+    # own count, read at its own moment) and tierd's scan can differ.
+    rise_ok = end >= low + 0.05 and (end >= 0.9 - 0.03 or end >= low + 0.1)
+    c.eq("online share rose by 0.05 or more from its lowest, back to the 0.9 floor "
+         "(0.87 allowed) or by 0.1", rise_ok, True)
 
 # Scraped as the shrink was logged (at most 5 s after it, until one showed
 # suppression active); the measurement 25 s later may find it restored.
