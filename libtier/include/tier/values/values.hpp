@@ -110,8 +110,7 @@ unsigned parse_id(std::string_view name, std::string_view text, IdKind kind,
 CpuList parse_id_list(std::string_view name, std::string_view text, IdKind kind,
                       const CpuList& existing);
 /// An id already parsed (a config integer, a JSON number) checked the same way.
-void require_existing(std::string_view name, std::int64_t id, IdKind kind,
-                      const CpuList& existing);
+void require_existing(std::string_view name, std::int64_t id, IdKind kind, const CpuList& existing);
 
 // ---- plain numbers in messages ---------------------------------------------
 
