@@ -2,45 +2,50 @@
 // for every initiator x target node pair, next to the HMAT figures.
 #include <unistd.h>
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include <boost/json.hpp>
 
 #include "command.hpp"
+#include "error_output.hpp"
 #include "tier/bench/bench.hpp"
+#include "usage.hpp"
+#include "value_options.hpp"
 
 namespace tierctl {
 
 namespace {
 
 struct BenchOptions {
-  std::vector<unsigned> initiators;
-  std::vector<unsigned> targets;
-  int threads = 0;
-  bool threads_given = false;
-  std::string size;
-  int repeat = 5;
+  IdListValue initiators, targets;
+  Value<std::uint64_t> threads, size, repeat;
   bool loaded = false;
   bool json = false;
-  std::string plot;
+  Value<std::filesystem::path> plot;
 };
 
+/// Buffers beyond 1 TiB exceed any node's memory tierctl will meet.
+constexpr std::uint64_t kMaxSizeBytes = std::uint64_t{1} << 40;
+constexpr std::uint64_t kMaxThreads = 1024;
+constexpr std::uint64_t kMaxRepeat = 1000;
+
+std::vector<unsigned> ids_or_none(const std::optional<tier::CpuList>& list) {
+  return list ? list->ids() : std::vector<unsigned>{};
+}
+
 int run_bench(const GlobalOptions& global, const BenchOptions& options) {
-  tier::Topology topology = tier::load_topology(topology_options(global));
   tier::bench::BenchConfig config;
-  config.initiators = options.initiators;
-  config.targets = options.targets;
-  config.repeat = options.repeat;
+  config.size = options.size.get();
+  if (auto threads = options.threads.get()) config.threads = static_cast<int>(*threads);
+  config.repeat = static_cast<int>(options.repeat.get_or(5));
   config.loaded = options.loaded;
-  if (options.threads_given) config.threads = options.threads;
-  if (!options.size.empty()) {
-    config.size = tier::bench::parse_size(options.size);
-    if (!config.size) {
-      throw UsageError("--size '" + options.size +
-                       "': expected a byte count with an optional K/M/G/T suffix, e.g. 256M");
-    }
-  }
+  const std::optional<std::filesystem::path> plot = options.plot.get();
+  tier::Topology topology = tier::load_topology(topology_options(global));
+  const tier::CpuList nodes = node_ids(topology);
+  config.initiators = ids_or_none(options.initiators.get(nodes));
+  config.targets = ids_or_none(options.targets.get(nodes));
   try {
     config = tier::bench::resolve_config(topology, config);
   } catch (const tier::bench::BenchConfigError& e) {
@@ -51,19 +56,26 @@ int run_bench(const GlobalOptions& global, const BenchOptions& options) {
     progress = [](const std::string& line) { std::cerr << "tierctl bench: " << line << "\n"; };
   }
   tier::bench::BenchReport report = tier::bench::run_bench(topology, config, progress);
+  // The plot first, so that with --json its failure is in the one document.
+  std::string plot_error;
+  if (plot) {
+    try {
+      tier::bench::write_plot(report, plot->string());
+    } catch (const tier::bench::PlotError& e) {
+      plot_error = e.what();
+    }
+  }
   if (options.json) {
-    std::cout << boost::json::serialize(tier::bench::to_json(report, topology)) << "\n";
+    boost::json::value doc = tier::bench::to_json(report, topology);
+    if (!plot_error.empty() && doc.is_object()) add_error(doc.as_object(), "failed", plot_error);
+    std::cout << boost::json::serialize(doc) << "\n";
   } else {
     std::cout << tier::bench::render_text(report, topology);
+    if (plot && plot_error.empty()) std::cout << "Heat maps written to " << plot->string() << "\n";
   }
-  if (!options.plot.empty()) {
-    try {
-      tier::bench::write_plot(report, options.plot);
-    } catch (const tier::bench::PlotError& e) {
-      std::cerr << "tierctl: " << e.what() << "\n";
-      return kFailure;
-    }
-    if (!options.json) std::cout << "Heat maps written to " << options.plot << "\n";
+  if (!plot_error.empty()) {
+    std::cerr << "tierctl: " << plot_error << "\n";
+    return kFailure;
   }
   return kOk;
 }
@@ -89,33 +101,29 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global, Action& actio
       "  tierctl bench --initiator 0 --target 0,2 --size 1G --threads 4\n"
       "  tierctl bench --loaded --json | jq '.loaded[0].points'\n"
       "  tierctl bench --plot bench.png");
-  cmd->add_option("--initiator", options->initiators,
-                  "CPU node(s) to run on (repeatable or a list); default: every node with CPUs")
-      ->delimiter(',')
-      ->type_name("N");
-  cmd->add_option("--target", options->targets,
-                  "Memory node(s) to measure (repeatable or a list); default: every node with "
-                  "memory, CPU-less ones included")
-      ->delimiter(',')
-      ->type_name("N");
-  CLI::Option* threads =
-      cmd->add_option("--threads", options->threads,
-                      "Bandwidth threads (loaded mode: 1 chaser + N-1 loaders); default: every "
-                      "CPU of the initiator")
-          ->type_name("N");
-  cmd->add_option("--size", options->size,
-                  "Buffer bytes, K/M/G suffixes (binary); default: max(256M, 8 x LLC), at most a "
-                  "quarter of the target's free memory")
-      ->type_name("BYTES");
-  cmd->add_option("--repeat", options->repeat, "Passes per figure; the median is reported")
-      ->type_name("N")
-      ->capture_default_str();
+  set_usage(*cmd,
+            "tierctl bench [--initiator NODES]... [--target NODES]... [--threads N] "
+            "[--size BYTES] [--repeat N] [--loaded] [--json] [--plot FILE.png]");
+  add_node_list_option(*cmd, "--initiator", options->initiators,
+                       "CPU node(s) to run on (repeatable or a list); default: every node with "
+                       "CPUs");
+  add_node_list_option(*cmd, "--target", options->targets,
+                       "Memory node(s) to measure (repeatable or a list); default: every node "
+                       "with memory, CPU-less ones included");
+  add_count_option(*cmd, "--threads", options->threads, 1, kMaxThreads,
+                   "Bandwidth threads, 1 to 1024 (loaded mode: 1 chaser + N-1 loaders); "
+                   "default: every CPU of the initiator");
+  add_size_option(*cmd, "--size", options->size, tier::bench::kMinSizeBytes, kMaxSizeBytes,
+                  "Buffer bytes, 1M to 1T, K/M/G/T suffixes (binary); default: max(256M, 8 x "
+                  "LLC), at most a quarter of the target's free memory");
+  add_count_option(*cmd, "--repeat", options->repeat, 1, kMaxRepeat,
+                   "Passes per figure, 1 to 1000; the median is reported")
+      ->default_str("5");
   cmd->add_flag("--loaded", options->loaded, "Also measure loaded latency (bandwidth, latency)");
   cmd->add_flag("--json", options->json, "Print one JSON document (docs/bench.md)");
-  cmd->add_option("--plot", options->plot, "Write latency/bandwidth heat maps (needs gnuplot)")
-      ->type_name("FILE.png");
-  cmd->callback([&global, &action, options, threads] {
-    options->threads_given = threads->count() > 0;
+  add_output_file_option(*cmd, "--plot", options->plot, "FILE.png",
+                         "Write latency/bandwidth heat maps (needs gnuplot)");
+  cmd->callback([&global, &action, options] {
     action = [&global, options] { return run_bench(global, *options); };
   });
 }

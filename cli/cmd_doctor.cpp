@@ -1,6 +1,5 @@
 // `tierctl doctor`: which kernel features tier can use on this machine.
 #include <algorithm>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -10,6 +9,7 @@
 #include "tier/doctor/doctor.hpp"
 #include "tier/heat/report_json.hpp"
 #include "tier/kernel_tiering/kernel_tiering.hpp"
+#include "usage.hpp"
 
 namespace tierctl {
 
@@ -50,14 +50,9 @@ void print_table(std::ostream& out, const std::vector<tier::doctor::CheckResult>
 }
 
 int run_doctor(const GlobalOptions& global, const DoctorOptions& options) {
+  // --root is a directory by now (app.cpp checks the global paths).
   tier::SysRoot root;
-  if (!global.root.empty()) {
-    std::error_code ec;
-    if (!std::filesystem::is_directory(global.root, ec)) {
-      throw UsageError("--root '" + global.root + "': not a directory");
-    }
-    root = tier::SysRoot(global.root);
-  }
+  if (!global.root.empty()) root = tier::SysRoot(global.root);
   // Live probes (BPF, perf, soft-dirty) run only against the live root.
   auto results = tier::doctor::run_checks(root);
   // The heat sources follow from those features: the same probes
@@ -102,6 +97,7 @@ void add_doctor_command(CLI::App& app, const GlobalOptions& global, Action& acti
       "A last section, kernel tiering, shows what the kernel does with the tiers by itself:\n"
       "NUMA balancing mode and knobs, demotion_enabled, running DAMON schemes, interleave "
       "weights.");
+  set_usage(*cmd, "tierctl doctor [--json]");
   cmd->add_flag(
       "--json", options->json,
       "Print {\"checks\":[{\"name\",\"status\",\"detail\",\"impact\"}...], "

@@ -1,9 +1,11 @@
 // `tierctl heat`: which pages of a process are hot, which node they are on,
 // and how much of its access goes to remote nodes (docs/heat.md).
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -11,28 +13,34 @@
 #include <boost/json.hpp>
 
 #include "command.hpp"
+#include "error_output.hpp"
 #include "heat_recorder.hpp"
 #include "process_args.hpp"
 #include "tier/heat/collector.hpp"
 #include "tier/heat/report_json.hpp"
 #include "tier/heat/selection.hpp"
+#include "usage.hpp"
+#include "value_options.hpp"
 
 namespace tierctl {
 
 namespace {
 
 struct HeatOptions {
-  int pid = 0;
-  std::string source = "auto";
-  double duration = 10;
-  int interval_ms = 1000;
-  std::uint32_t sample_every = 1;
-  std::size_t top = 0;
-  double decay = 0.9;
+  Value<pid_t> pid;
+  Value<std::string> source;
+  Value<double> duration;
+  Value<std::chrono::milliseconds> interval;
+  Value<std::uint64_t> sample_every, top;
+  Value<double> decay;
   bool json = false;
   bool list_sources = false;
-  std::string record;  // --record FILE: also write a simulator trace
+  Value<std::filesystem::path> record;  // --record FILE: also write a simulator trace
 };
+
+constexpr double kMaxDurationSeconds = 86400;  // a day of sampling
+constexpr std::uint64_t kMaxSampleEvery = 1'000'000;
+constexpr std::uint64_t kMaxTop = 1'000'000'000;
 
 std::atomic<bool> g_cancel{false};
 extern "C" void on_heat_signal(int) {
@@ -135,10 +143,22 @@ std::string record_note(const tier::heat::HeatReport& report) {
 }
 
 int run_heat(const GlobalOptions& global, const HeatOptions& options) {
+  using namespace std::chrono_literals;
   tier::SysRoot root = global.root.empty() ? tier::SysRoot("/") : tier::SysRoot(global.root);
-  if (!options.record.empty() && options.list_sources) {
+  if (options.record.given() && options.list_sources) {
     throw UsageError("--record records a --pid run; it does not go with --list-sources");
   }
+  // Every value is checked, also those --list-sources does not use.
+  const std::optional<pid_t> pid = options.pid.get();
+  const std::string source = options.source.get_or("auto");
+  const std::optional<std::filesystem::path> record = options.record.get();
+  tier::heat::CollectOptions collect;
+  collect.duration = std::chrono::milliseconds(std::llround(options.duration.get_or(10) * 1000));
+  collect.interval = options.interval.get_or(1000ms);
+  collect.source.sample_every = static_cast<std::uint32_t>(options.sample_every.get_or(1));
+  collect.source.interval = collect.interval;
+  collect.decay = options.decay.get_or(0.9);
+  collect.top = static_cast<std::size_t>(options.top.get_or(0));
   const auto probes = tier::heat::probe_sources(root);
   if (options.list_sources) {
     if (options.json) {
@@ -150,33 +170,21 @@ int run_heat(const GlobalOptions& global, const HeatOptions& options) {
     }
     return kOk;
   }
-  if (options.pid == 0) {
-    throw UsageError(options.record.empty() ? "heat: --pid is required (or --list-sources)"
-                                            : "heat: --record needs --pid (the process to record)");
+  if (!pid) {
+    throw UsageError(!record ? "--pid is required (or --list-sources)"
+                             : "--record needs --pid (the process to record)");
   }
-  if (!(options.duration > 0)) throw UsageError("--duration must be > 0 seconds");
-  if (options.interval_ms < 10) throw UsageError("--interval must be >= 10 ms");
-  if (options.sample_every < 1) throw UsageError("--sample-every must be >= 1");
-  if (!(options.decay > 0 && options.decay <= 1)) throw UsageError("--decay must be in (0, 1]");
   std::vector<std::string> chosen;
   try {
-    chosen = tier::heat::choose_sources(options.source, probes);
+    chosen = tier::heat::choose_sources(source, probes);
   } catch (const tier::heat::UnknownSourceError& e) {
     throw UsageError(e.what());
   } catch (const tier::heat::SourceError& e) {
-    std::cerr << "tierctl: " << e.what() << "\n";
-    return kFailure;
+    throw Failure(e.what());
   }
-  require_user_process(root, options.pid, "to watch");
+  require_user_process(root, *pid, "to watch");
   tier::Topology topo = tier::load_topology(topology_options(global));
 
-  tier::heat::CollectOptions collect;
-  collect.duration = std::chrono::milliseconds(std::llround(options.duration * 1000));
-  collect.interval = std::chrono::milliseconds(options.interval_ms);
-  collect.source.sample_every = options.sample_every;
-  collect.source.interval = collect.interval;
-  collect.decay = options.decay;
-  collect.top = options.top;
   collect.cancel = &g_cancel;
   g_cancel.store(false);
   struct sigaction action {};
@@ -187,58 +195,54 @@ int run_heat(const GlobalOptions& global, const HeatOptions& options) {
   // Created before collection starts, so a path that cannot be written fails
   // at once; its mappings are the ones collect_heat() tracks.
   std::unique_ptr<TraceRecorder> recorder;
-  if (!options.record.empty()) {
+  const bool automatic = source == "auto";
+  if (record) {
     RecordHeader header;
-    header.pid = options.pid;
-    if (options.source.empty() || options.source == "auto") {
+    header.pid = *pid;
+    if (automatic) {
       header.source = "auto";  // the trace's trailing note names the one that ran
     } else {
       for (const auto& name : chosen) header.source += (header.source.empty() ? "" : ",") + name;
     }
-    header.command = process_command_line(root, options.pid);
+    header.command = process_command_line(root, *pid);
     header.date = utc_now();
     header.interval = collect.interval;
-    header.mappings = recordable_ranges(root, options.pid);
+    header.mappings = recordable_ranges(root, *pid);
     try {
-      recorder = std::make_unique<TraceRecorder>(options.record, header);
+      recorder = std::make_unique<TraceRecorder>(record->string(), header);
     } catch (const RecordError& e) {
-      std::cerr << "tierctl: " << e.what() << "\n";
-      return kFailure;
+      throw Failure(e.what());
     }
     collect.on_epoch = [&recorder](const std::vector<tier::heat::AccessSample>& samples,
                                    std::uint64_t epoch) { recorder->add(samples, epoch); };
   }
 
-  const bool automatic = options.source.empty() || options.source == "auto";
   std::vector<tier::heat::Fallback> fallbacks;
   tier::heat::HeatReport report;
   try {
-    report = tier::heat::collect_heat_with_fallback(root, topo, tier::real_memory_syscalls(),
-                                                    options.pid, chosen, automatic, probes, collect,
-                                                    fallbacks);
+    report = tier::heat::collect_heat_with_fallback(root, topo, tier::real_memory_syscalls(), *pid,
+                                                    chosen, automatic, probes, collect, fallbacks);
   } catch (const tier::heat::SourceError& e) {
     if (recorder) recorder->discard();
     if (!automatic) {
-      std::cerr << "tierctl: heat source " << fallbacks.front().source
-                << " failed to start: " << e.what() << "\n";
-      return kFailure;
+      throw Failure("heat source " + fallbacks.front().source + " failed to start: " + e.what());
     }
-    std::cerr << "tierctl: no heat source could start:";
-    for (const auto& f : fallbacks) std::cerr << "\n  " << f.source << ": " << f.error;
-    std::cerr << "\n";
-    return kFailure;
+    std::string reasons;
+    for (const auto& f : fallbacks) reasons += "\n  " + f.source + ": " + f.error;
+    throw Failure("no heat source could start:" + reasons);
   }
   std::optional<RecordSummary> recorded;
   if (recorder) recorded = recorder->finish(report.epochs, record_note(report));
   if (options.json) {
     auto doc = tier::heat::report_json(report, probes, fallbacks);
     if (recorded) doc["record"] = record_json(*recorded);
+    if (recorded && !recorded->error.empty()) add_error(doc, "failed", recorded->error);
     std::cout << boost::json::serialize(doc) << "\n";
   } else {
     for (const auto& f : fallbacks) {
       std::cout << "source " << f.source << " did not start: " << f.error << "\n";
     }
-    print_report(report, options.top);
+    print_report(report, collect.top);
     if (recorded && recorded->error.empty()) {
       std::printf(
           "\nrecorded %s: %llu epochs, %llu samples in %llu lines, %llu samples outside the "
@@ -259,6 +263,7 @@ int run_heat(const GlobalOptions& global, const HeatOptions& options) {
 }  // namespace
 
 void add_heat_command(CLI::App& app, const GlobalOptions& global, Action& action) {
+  using namespace std::chrono_literals;
   auto options = std::make_shared<HeatOptions>();
   CLI::App* cmd = app.add_subcommand(
       "heat",
@@ -271,32 +276,33 @@ void add_heat_command(CLI::App& app, const GlobalOptions& global, Action& action
       "  tierctl heat --pid 1234 --source bpf-fault,damon --json   (cross-check two sources)\n"
       "  tierctl heat --pid 1234 --record app.trace   (then: tier-sim --trace app.trace)\n"
       "  tierctl heat --list-sources");
-  cmd->add_option("--pid", options->pid, "Process to watch")->type_name("PID");
-  cmd->add_option("--source", options->source,
+  set_usage(*cmd, "tierctl heat --pid PID [OPTIONS] | tierctl heat --list-sources [--json]");
+  add_pid_option(*cmd, "--pid", options->pid, "Process to watch");
+  add_text_option(*cmd, "--source", options->source, "SOURCE",
                   "auto, a source name, or NAME,NAME2 to cross-check a second source "
                   "(pmu, bpf-fault, damon, soft-dirty, idle-page, perf-fault)")
-      ->capture_default_str();
-  cmd->add_option("--duration", options->duration, "Seconds to sample")
-      ->type_name("S")
-      ->capture_default_str();
-  cmd->add_option("--interval", options->interval_ms,
-                  "Epoch length: poll, decay and DAMON aggregation interval")
-      ->type_name("MS")
-      ->capture_default_str();
-  cmd->add_option("--sample-every", options->sample_every, "Keep 1 in N events (fault sources)")
-      ->type_name("N")
-      ->capture_default_str();
-  cmd->add_option("--top", options->top, "Report only the K hottest ranges (0: every scored range)")
+      ->default_str("auto");
+  add_seconds_option(*cmd, "--duration", options->duration, kMaxDurationSeconds, "S",
+                     "Seconds to sample, above 0 and at most 86400")
+      ->default_str("10");
+  add_duration_option(*cmd, "--interval", options->interval, 10ms, 1h, 1ms, "MS",
+                      "Epoch length, 10 ms to 1 h (bare digits are ms; 2s, 1m also): poll, "
+                      "decay and DAMON aggregation interval")
+      ->default_str("1000");
+  add_count_option(*cmd, "--sample-every", options->sample_every, 1, kMaxSampleEvery,
+                   "Keep 1 in N events (fault sources), 1 to 1000000")
+      ->default_str("1");
+  add_count_option(*cmd, "--top", options->top, 0, kMaxTop,
+                   "Report only the K hottest ranges (0: every scored range)")
       ->type_name("K")
-      ->capture_default_str();
-  cmd->add_option("--decay", options->decay, "Heat kept per epoch, in (0, 1]")
-      ->type_name("F")
-      ->capture_default_str();
+      ->default_str("0");
+  add_decimal_option(*cmd, "--decay", options->decay, 0, 1, true, "F",
+                     "Heat kept per epoch, above 0 and up to 1")
+      ->default_str("0.9");
   cmd->add_flag("--json", options->json, "Print one JSON document (docs/cli.md)");
-  cmd->add_option("--record", options->record,
-                  "Also write the samples as a simulator trace (one epoch per --interval) that\n"
-                  "tier-sim --trace FILE replays (docs/simulator.md)")
-      ->type_name("FILE");
+  add_output_file_option(*cmd, "--record", options->record, "FILE",
+                         "Also write the samples as a simulator trace (one epoch per --interval) "
+                         "that\ntier-sim --trace FILE replays (docs/simulator.md)");
   cmd->add_flag("--list-sources", options->list_sources,
                 "List the heat sources, in auto order, with why each is (not) available");
   cmd->callback([&global, &action, options] {

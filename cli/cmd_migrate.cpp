@@ -2,7 +2,6 @@
 // exact account of every page (docs/memory.md).
 #include <array>
 #include <atomic>
-#include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
@@ -10,21 +9,37 @@
 #include <boost/json.hpp>
 
 #include "command.hpp"
+#include "error_output.hpp"
 #include "process_args.hpp"
 #include "tier/memory/page_mover.hpp"
 #include "tier/memory/residency.hpp"
+#include "usage.hpp"
+#include "value_options.hpp"
 
 namespace tierctl {
 
 namespace {
 
 struct MigrateOptions {
-  int pid = 0;
-  int to = -1;
-  std::optional<int> from;
-  std::string range;
+  Value<pid_t> pid;
+  IdValue to, from;
+  Value<tier::values::AddressRange> range;
+  Value<double> rate;
+  Value<std::uint64_t> threads;
+  bool json = false;
+};
+
+/// More shards than this only contend (the kernel copies on the calling thread).
+constexpr std::uint64_t kMaxThreads = 1024;
+
+/// The flags, converted: a bad one is a ValueError before anything is read.
+struct MigrateRequest {
+  pid_t pid = 0;
+  unsigned to = 0;
+  std::optional<unsigned> from;
+  std::optional<tier::values::AddressRange> range;
   std::optional<double> rate;
-  int threads = 1;
+  std::size_t threads = 1;
   bool json = false;
 };
 
@@ -33,44 +48,14 @@ extern "C" void on_signal(int) {
   g_cancel.store(true);
 }
 
-std::optional<std::uint64_t> parse_address(std::string text) {
-  int base = 10;
-  if (text.starts_with("0x") || text.starts_with("0X")) {
-    text = text.substr(2);
-    base = 16;
-  }
-  std::uint64_t value = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value, base);
-  if (text.empty() || ec != std::errc{} || ptr != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-
-std::pair<std::uint64_t, std::uint64_t> parse_range(const std::string& text) {
-  auto dash = text.find('-');
-  std::optional<std::uint64_t> start, end;
-  if (dash != std::string::npos) {
-    start = parse_address(text.substr(0, dash));
-    end = parse_address(text.substr(dash + 1));
-  }
-  if (!start || !end || *start >= *end) {
-    throw UsageError("--range '" + text +
-                     "': expected START-END with START < END, hex (0x7f0000000000) or decimal");
-  }
-  return {*start, *end};
-}
-
-void check_node(const tier::Topology& topo, int node, const char* flag, bool need_memory) {
-  const tier::Node* info = node >= 0 ? topo.node(static_cast<unsigned>(node)) : nullptr;
+/// The target must have memory to move pages onto.
+void require_memory(const tier::Topology& topo, unsigned node) {
   std::string nodes;
   for (const auto& n : topo.nodes()) {
     if (n.memory_total_bytes > 0) nodes += (nodes.empty() ? "" : ",") + std::to_string(n.id);
   }
-  if (info == nullptr) {
-    throw UsageError(std::string(flag) + " " + std::to_string(node) +
-                     ": no such NUMA node (nodes with memory: " + nodes + ")");
-  }
-  if (need_memory && info->memory_total_bytes == 0) {
-    throw UsageError(std::string(flag) + " " + std::to_string(node) +
+  if (topo.node(node)->memory_total_bytes == 0) {
+    throw UsageError("--to " + std::to_string(node) +
                      ": node has no memory (nodes with memory: " + nodes + ")");
   }
 }
@@ -86,7 +71,7 @@ std::array<std::pair<const char*, std::uint64_t>, 7> failure_buckets(const tier:
            {"skipped", p.skipped}}};
 }
 
-boost::json::object report_json(const MigrateOptions& options, const tier::MoveReport& report) {
+boost::json::object report_json(const MigrateRequest& options, const tier::MoveReport& report) {
   const auto& p = report.pages;
   boost::json::object failed;
   for (const auto& [name, count] : failure_buckets(p)) failed[name] = count;
@@ -104,11 +89,11 @@ boost::json::object report_json(const MigrateOptions& options, const tier::MoveR
           {"stop_detail", report.stop_detail}};
 }
 
-void print_report(const MigrateOptions& options, const tier::MoveReport& report) {
+void print_report(const MigrateRequest& options, const tier::MoveReport& report) {
   const auto& p = report.pages;
   char line[256];
   std::snprintf(line, sizeof line,
-                "pid %d -> node %d: requested %llu pages (%.2f MiB), moved %llu (%.2f MiB), "
+                "pid %d -> node %u: requested %llu pages (%.2f MiB), moved %llu (%.2f MiB), "
                 "already there %llu\n",
                 options.pid, options.to, static_cast<unsigned long long>(report.requested_pages),
                 static_cast<double>(report.requested_bytes) / 1048576.0,
@@ -129,21 +114,46 @@ void print_report(const MigrateOptions& options, const tier::MoveReport& report)
   std::cout << line;
 }
 
-int run_migrate(const GlobalOptions& global, const MigrateOptions& options) {
-  tier::SysRoot root = global.root.empty() ? tier::SysRoot("/") : tier::SysRoot(global.root);
-  if (options.threads < 1) throw UsageError("--threads must be at least 1");
-  if (options.rate && !(*options.rate > 0)) {
-    throw UsageError("--rate must be > 0 MB/s (omit it for no limit)");
+/// Why a move ended before every batch ran ("" when it completed).
+std::string stop_message(const MigrateRequest& options, const tier::MoveReport& report) {
+  const std::string moved = std::to_string(report.pages.moved) + " of " +
+                            std::to_string(report.requested_pages) + " pages";
+  switch (report.stop_reason) {
+    case tier::StopReason::completed:
+      return "";
+    case tier::StopReason::permission:
+      return "permission denied moving pages of pid " + std::to_string(options.pid) +
+             " (another user's process needs CAP_SYS_NICE): moved " + moved + ", " +
+             std::to_string(report.pages.already_there) + " already on node " +
+             std::to_string(options.to) + ", " + std::to_string(report.pages.permission) +
+             " not moved";
+    default:
+      return std::string("migration stopped early (") + tier::to_string(report.stop_reason) +
+             (report.stop_detail.empty() ? "" : ": " + report.stop_detail) + "): moved " + moved;
   }
-  std::optional<std::pair<std::uint64_t, std::uint64_t>> range;
-  if (!options.range.empty()) range = parse_range(options.range);
+}
+
+const char* failure_code(const tier::MoveReport& report) {
+  return report.stop_reason == tier::StopReason::permission ? "permission" : "failed";
+}
+
+int run_migrate(const GlobalOptions& global, const MigrateOptions& flags) {
+  tier::SysRoot root = global.root.empty() ? tier::SysRoot("/") : tier::SysRoot(global.root);
+  MigrateRequest options;
+  options.pid = flags.pid.required();
+  options.range = flags.range.get();
+  options.rate = flags.rate.get();
+  options.threads = static_cast<std::size_t>(flags.threads.get_or(1));
+  options.json = flags.json;
   require_user_process(root, options.pid, "to migrate");
   tier::Topology topo = tier::load_topology(topology_options(global));
-  check_node(topo, options.to, "--to", true);
-  if (options.from) check_node(topo, *options.from, "--from", false);
+  const tier::CpuList nodes = node_ids(topo);
+  options.to = flags.to.required(nodes);
+  require_memory(topo, options.to);
+  options.from = flags.from.get(nodes);
 
   tier::ResidencyOptions scan;
-  scan.range = range;
+  if (options.range) scan.range = std::pair{options.range->start, options.range->end};
   scan.keep_pages = true;
   tier::ResidencyReport residency;
   try {
@@ -152,11 +162,11 @@ int run_migrate(const GlobalOptions& global, const MigrateOptions& options) {
     if (e.error == ESRCH)
       throw UsageError("--pid " + std::to_string(options.pid) + ": " + e.what());
     if (e.error == EPERM || e.error == EACCES) {
-      std::cerr << "tierctl: permission denied reading the pages of pid " << options.pid
-                << " (moving another user's pages needs CAP_SYS_NICE): nothing was moved\n";
-      return kFailure;
+      throw Failure("permission denied reading the pages of pid " + std::to_string(options.pid) +
+                        " (moving another user's pages needs CAP_SYS_NICE): nothing was moved",
+                    "permission");
     }
-    throw std::runtime_error(e.what());
+    throw Failure(e.what());
   }
   // Pages migrate cannot see (a sparse mapping over 64 GiB on a kernel without
   // PAGEMAP_SCAN, summarised from numa_maps) are named, so "moved everything"
@@ -166,7 +176,7 @@ int run_migrate(const GlobalOptions& global, const MigrateOptions& options) {
   std::vector<tier::PageUnit> units;
   units.reserve(residency.pages.size());
   for (const auto& page : residency.pages) {
-    if (options.from && page.node != static_cast<unsigned>(*options.from)) continue;
+    if (options.from && page.node != *options.from) continue;
     units.push_back(tier::PageUnit{page.address, page.size, page.node});
   }
 
@@ -178,33 +188,24 @@ int run_migrate(const GlobalOptions& global, const MigrateOptions& options) {
 
   tier::MoveOptions move;
   move.rate_mbps = options.rate;
-  move.threads = static_cast<std::size_t>(options.threads);
+  move.threads = options.threads;
   move.cancel = &g_cancel;
-  tier::watch_node_free_memory(move, root, static_cast<unsigned>(options.to));
+  tier::watch_node_free_memory(move, root, options.to);
   tier::PageMover mover(tier::real_memory_syscalls());
-  tier::MoveReport report = mover.move(options.pid, units, static_cast<unsigned>(options.to), move);
+  tier::MoveReport report = mover.move(options.pid, units, options.to, move);
 
+  const std::string failure = stop_message(options, report);
   if (options.json) {
-    std::cout << boost::json::serialize(report_json(options, report)) << std::endl;
+    // One document: the accounting, with the error when it stopped early.
+    boost::json::object doc = report_json(options, report);
+    if (!failure.empty()) add_error(doc, failure_code(report), failure);
+    std::cout << boost::json::serialize(doc) << std::endl;
   } else {
     print_report(options, report);
   }
-  switch (report.stop_reason) {
-    case tier::StopReason::completed:
-      return kOk;
-    case tier::StopReason::permission:
-      std::cerr << "tierctl: permission denied moving pages of pid " << options.pid
-                << " (another user's process needs CAP_SYS_NICE): moved " << report.pages.moved
-                << " of " << report.requested_pages << " pages, " << report.pages.already_there
-                << " already on node " << options.to << ", " << report.pages.permission
-                << " not moved\n";
-      return kFailure;
-    default:
-      std::cerr << "tierctl: migration stopped early (" << tier::to_string(report.stop_reason)
-                << (report.stop_detail.empty() ? "" : ": " + report.stop_detail) << "): moved "
-                << report.pages.moved << " of " << report.requested_pages << " pages\n";
-      return kFailure;
-  }
+  if (failure.empty()) return kOk;
+  std::cerr << "tierctl: " << failure << "\n";
+  return kFailure;
 }
 
 }  // namespace
@@ -223,18 +224,17 @@ void add_migrate_command(CLI::App& app, const GlobalOptions& global, Action& act
       "  tierctl migrate --pid 1234 --to 0\n"
       "  tierctl migrate --pid 1234 --from 2 --to 0 --rate 200 --json\n"
       "  tierctl migrate --pid 1234 --to 1 --range 0x7f0000000000-0x7f0010000000");
-  cmd->add_option("--pid", options->pid, "Process whose pages move")->type_name("PID")->required();
-  cmd->add_option("--to", options->to, "Target NUMA node")->type_name("NODE")->required();
-  cmd->add_option("--from", options->from, "Only move pages now on this node")->type_name("NODE");
-  cmd->add_option("--range", options->range,
-                  "Only pages in [START, END): hex (0x...) or decimal addresses")
-      ->type_name("START-END");
-  cmd->add_option("--rate", options->rate, "Limit to this many MB/s (1 MB = 2^20 bytes)")
-      ->type_name("MBPS");
-  cmd->add_option("--threads", options->threads,
-                  "Move this many contiguous shards at once (ignored with --rate)")
-      ->type_name("N")
-      ->capture_default_str();
+  set_usage(*cmd, "tierctl migrate --pid PID --to NODE [OPTIONS]");
+  add_pid_option(*cmd, "--pid", options->pid, "Process whose pages move")->required();
+  add_node_option(*cmd, "--to", options->to, "Target NUMA node (one with memory)")->required();
+  add_node_option(*cmd, "--from", options->from, "Only move pages now on this node");
+  add_range_option(*cmd, "--range", options->range,
+                   "Only pages in [START, END): hex (0x...) or decimal addresses");
+  add_rate_option(*cmd, "--rate", options->rate,
+                  "Limit to this many MB/s (1 MB = 2^20 bytes; above 0, at most 1000000)");
+  add_count_option(*cmd, "--threads", options->threads, 1, kMaxThreads,
+                   "Move this many contiguous shards at once, 1 to 1024 (ignored with --rate)")
+      ->default_str("1");
   cmd->add_flag("--json", options->json, "Print the accounting as JSON (docs/cli.md)");
   cmd->callback([&global, &action, options] {
     action = [&global, options] { return run_migrate(global, *options); };

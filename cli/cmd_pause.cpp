@@ -7,6 +7,7 @@
 
 #include "command.hpp"
 #include "daemon_output.hpp"
+#include "usage.hpp"
 
 namespace tierctl {
 
@@ -42,6 +43,7 @@ void add_simple(CLI::App& app, const GlobalOptions& global, Action& action, cons
   auto json_output = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand(name, description);
   cmd->footer(footer);
+  set_usage(*cmd, std::string("tierctl ") + name + " [--json]");
   cmd->add_flag("--json", *json_output, std::string("Print the ") + name + " result as is");
   cmd->callback([&global, &action, json_output, name, render] {
     action = [&global, json_output, name, render] {

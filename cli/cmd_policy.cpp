@@ -1,12 +1,15 @@
 // `tierctl policy`: the placement policy tierd runs (policy.get / policy.set
 // in docs/api.md).
-#include <cmath>
+#include <cstdint>
 #include <iostream>
+#include <limits>
 
 #include <boost/json.hpp>
 
 #include "command.hpp"
 #include "daemon_output.hpp"
+#include "usage.hpp"
+#include "value_options.hpp"
 
 namespace tierctl {
 
@@ -16,50 +19,45 @@ namespace json = boost::json;
 
 struct PolicyOptions {
   bool json = false;
-  std::string name;                     // set
-  std::vector<std::string> params;      // set: --param KEY=VALUE
-  std::vector<std::string> positional;  // set: KEY=VALUE after the name
+  Value<std::string> name;   // set
+  TextListValue params;      // set: --param KEY=VALUE
+  TextListValue positional;  // set: KEY=VALUE after the name
 };
 
-/// "true"/"false" -> bool, an integer -> int64, a finite decimal -> double,
-/// anything else -> the string itself. tierd checks the types against the
-/// parameters the policy declares.
+/// "true"/"false" -> bool, an integer -> int64, a decimal in plain notation
+/// -> double (the value grammar's numbers), anything else -> the string
+/// itself. tierd checks the types against the parameters the policy declares.
 json::value param_value(const std::string& text) {
+  namespace values = tier::values;
   if (text == "true") return true;
   if (text == "false") return false;
-  if (!text.empty()) {
-    try {
-      std::size_t used = 0;
-      long long integer = std::stoll(text, &used);
-      if (used == text.size()) return integer;
-    } catch (const std::exception&) {
-    }
-    try {
-      std::size_t used = 0;
-      double real = std::stod(text, &used);
-      // stod takes "nan", "inf" and hex; only plain decimals are numbers here.
-      if (used == text.size() && std::isfinite(real) &&
-          text.find_first_not_of("0123456789+-.eE") == std::string::npos) {
-        return real;
-      }
-    } catch (const std::exception&) {
-    }
+  constexpr auto kMin = std::numeric_limits<std::int64_t>::min();
+  constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
+  try {
+    return values::parse_integer("", text, kMin, kMax);
+  } catch (const values::ValueError&) {
+  }
+  try {
+    return values::parse_decimal("", text, -std::numeric_limits<double>::max(),
+                                 std::numeric_limits<double>::max());
+  } catch (const values::ValueError&) {
   }
   return json::string(text);
 }
 
-json::object parse_params(const std::vector<std::string>& items) {
-  json::object params;
-  for (const auto& item : items) {
-    auto eq = item.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      throw UsageError("--param '" + item + "': expected KEY=VALUE, e.g. --param budget_mbps=200");
+/// KEY=VALUE items of `flag` into `params`; a key given twice (either
+/// spelling) and an empty key or value are refused.
+void add_params(const TextListValue& flag, const char* example, json::object& params) {
+  for (const std::string& item : flag.texts()) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) {
+      throw tier::values::ValueError(flag.name(), item,
+                                     std::string("expected KEY=VALUE, e.g. ") + example);
     }
-    std::string key = item.substr(0, eq);
-    if (params.contains(key)) throw UsageError("--param " + key + " given twice");
+    const std::string key = item.substr(0, eq);
+    if (params.contains(key)) throw UsageError("parameter " + key + " given twice");
     params[key] = param_value(item.substr(eq + 1));
   }
-  return params;
 }
 
 std::string params_text(const json::value* params) {
@@ -110,10 +108,11 @@ int run_get(const GlobalOptions& global, const PolicyOptions& options) {
 }
 
 int run_set(const GlobalOptions& global, const PolicyOptions& options) {
-  json::object request{{"name", options.name}};
-  std::vector<std::string> all = options.positional;
-  all.insert(all.end(), options.params.begin(), options.params.end());
-  if (!all.empty()) request["params"] = parse_params(all);
+  json::object request{{"name", options.name.required()}};
+  json::object params;
+  add_params(options.positional, "budget_mbps=200", params);
+  add_params(options.params, "--param budget_mbps=200", params);
+  if (!params.empty()) request["params"] = std::move(params);
   return run_daemon_method(global, "policy.set", request, options.json,
                            [](std::ostream& out, const json::value& result) {
                              out << "policy set.\n";
@@ -136,7 +135,9 @@ void add_policy_command(CLI::App& app, const GlobalOptions& global, Action& acti
       "  tierctl policy set balanced budget_mbps=512 min_residency_s=10");
   cmd->add_flag("--json", options->json, "Print the policy.get result as is (docs/api.md)");
 
+  set_usage(*cmd, "tierctl policy [get|set] [OPTIONS]");
   CLI::App* get = cmd->add_subcommand("get", "Show the running policy and the available ones");
+  set_usage(*get, "tierctl policy get [--json]");
   get->add_flag("--json", options->json, "Print the policy.get result as is (docs/api.md)");
   get->callback([&global, &action, options] {
     action = [&global, options] { return run_get(global, *options); };
@@ -151,24 +152,12 @@ void add_policy_command(CLI::App& app, const GlobalOptions& global, Action& acti
       "  tierctl policy set static\n"
       "  tierctl policy set balanced budget_mbps=512 min_residency_s=10\n"
       "  tierctl policy set balanced --param budget_mbps=512");
-  set->add_option("NAME", options->name, "Policy name (see `tierctl policy`)")->required();
-  // Both spellings of a parameter are checked alike; `example` is how the
-  // error message shows the right form.
-  auto key_value = [](std::string example) {
-    return CLI::Validator(
-        [example](std::string& item) -> std::string {
-          auto eq = item.find('=');
-          if (eq == std::string::npos || eq == 0) return "expected KEY=VALUE, e.g. " + example;
-          return {};
-        },
-        "");
-  };
-  set->add_option("KEY=VALUE", options->positional, "Policy parameters, as --param takes them")
-      ->check(key_value("budget_mbps=200"));
-  set->add_option("--param", options->params, "A policy parameter (repeatable)")
-      ->type_name("KEY=VALUE")
-      ->allow_extra_args(false)
-      ->check(key_value("--param budget_mbps=200"));
+  set_usage(*set, "tierctl policy set NAME [KEY=VALUE]... [--param KEY=VALUE]... [--json]");
+  add_text_option(*set, "NAME", options->name, "NAME", "Policy name (see `tierctl policy`)")
+      ->required();
+  bind_text(*set, "KEY=VALUE", options->positional, "KEY=VALUE",
+            "Policy parameters, as --param takes them", true);
+  bind_text(*set, "--param", options->params, "KEY=VALUE", "A policy parameter (repeatable)", true);
   set->add_flag("--json", options->json, "Print the policy.set result as is (docs/api.md)");
   set->callback([&global, &action, options] {
     action = [&global, options] { return run_set(global, *options); };

@@ -9,6 +9,7 @@
 #include "command.hpp"
 #include "daemon_client.hpp"
 #include "daemon_output.hpp"
+#include "usage.hpp"
 
 namespace tierctl {
 
@@ -142,6 +143,7 @@ void add_pools_command(CLI::App& app, const GlobalOptions& global, Action& actio
       "Examples:\n"
       "  tierctl pools\n"
       "  tierctl pools --json | jq '.pools[] | {name, cpus}'");
+  set_usage(*cmd, "tierctl pools [--json]");
   cmd->add_flag("--json", *json_output,
                 "Print the pools.list result as is: {\"pools\": [{\"name\", \"cpus\", \"mems\", "
                 "\"members\", \"suppressed\"}], ...}");
@@ -165,6 +167,7 @@ void add_ps_command(CLI::App& app, const GlobalOptions& global, Action& action) 
       "Examples:\n"
       "  tierctl ps\n"
       "  tierctl ps --json | jq '.workloads[] | {pid, pool, cpus}'");
+  set_usage(*cmd, "tierctl ps [--json]");
   cmd->add_flag("--json", *json_output,
                 "JSON: {\"workloads\": [{\"pid\", \"class\", \"pool\", \"cpus\", \"mems\", ...}]}");
   cmd->callback([&global, &action, json_output] {

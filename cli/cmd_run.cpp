@@ -14,6 +14,7 @@
 #include "daemon_client.hpp"
 #include "run_exec.hpp"
 #include "run_options.hpp"
+#include "usage.hpp"
 
 namespace tierctl {
 
@@ -129,8 +130,7 @@ int launch(const GlobalOptions& global, const RunCli& cli, const TopologyLoader&
       throw;
     }
   } catch (const run::RunUsageError& e) {
-    std::cerr << "tierctl run: " << e.what() << "\n\n" << cli.cmd->help();
-    return kUsage;
+    throw UsageError(e.what());  // printed with run's usage line, exit 2 (app.cpp)
   } catch (const run::RunFailure& e) {
     std::cerr << "tierctl run: " << e.what() << "\n";
     return kFailure;
@@ -139,7 +139,7 @@ int launch(const GlobalOptions& global, const RunCli& cli, const TopologyLoader&
     return e.status;
   } catch (const DaemonError& e) {
     std::cerr << "tierctl run: " << describe(e) << "\n";
-    return kFailure;
+    return exit_code(e);  // 2 when tierd found the input bad (bad_request)
   }
 }
 
@@ -167,9 +167,9 @@ when the node has none) and memory bound to its node, for GPUDirect/RDMA localit
 --root/--hwloc-xml choose the topology it is looked up in.
 
 Exit status: CMD's own (tierctl execs it, so a signal kills CMD as it would under
-numactl); 2 bad usage or input (nothing is started or registered); 1 a runtime
-failure (tierd needed or refused, a policy the kernel lacks); 127 CMD not found;
-126 CMD not executable.
+numactl); 2 bad usage or input, also input tierd refuses as bad_request (nothing is
+started or registered); 1 a runtime failure (tierd needed or refused, a policy the
+kernel lacks); 127 CMD not found; 126 CMD not executable.
 
 Examples:
   tierctl run --physcpubind 1 --membind 0 -- ./server --port 80
@@ -190,6 +190,9 @@ void add_run_command(CLI::App& app, const GlobalOptions& global, Action& action,
       "runs\n"
       "  tierctl run [OPTIONS] [--] CMD [ARGS...]");
   cli->cmd = cmd;
+  set_usage(*cmd,
+            "tierctl run [OPTIONS] [-N NODES] [-C CPUS] [--membind NODES | --interleave NODES | "
+            "...] [--] CMD [ARGS...]");
   // Everything from CMD's first word on is CMD's (its own flags included):
   // after the first positional CLI11 takes every word as positional.
   cmd->positionals_at_end(true);

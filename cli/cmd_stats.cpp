@@ -17,11 +17,22 @@
 #include "preload_stats.hpp"
 #include "tier/memory/node_usage.hpp"
 #include "tier/memory/residency.hpp"
+#include "usage.hpp"
+#include "value_options.hpp"
 
 namespace tierctl {
 
 namespace {
 
+/// The flags as typed (value_options.hpp).
+struct StatsFlags {
+  Value<pid_t> pid;
+  Value<std::string> name, cgroup;
+  Value<double> interval, watch;
+  bool json = false;
+};
+
+/// The flags, converted.
 struct StatsOptions {
   std::optional<int> pid;
   std::string name;
@@ -30,6 +41,9 @@ struct StatsOptions {
   std::optional<double> watch;
   bool json = false;
 };
+
+/// The longest --interval or --watch period: an hour between two samples.
+constexpr double kMaxPeriodSeconds = 3600;
 
 std::atomic<bool> g_interrupted{false};
 
@@ -166,7 +180,9 @@ int show_processes(const GlobalOptions& global, const StatsOptions& options,
       report = tier::scan_residency(root, tier::real_memory_syscalls(), pid);
     } catch (const tier::ResidencyError& e) {
       // A pid named by --pid must be readable; one matched by --name may exit.
-      if (options.pid) throw std::runtime_error(e.what());
+      if (options.pid) {
+        throw Failure(e.what(), e.error == EPERM || e.error == EACCES ? "permission" : "failed");
+      }
       continue;
     }
     auto comm = root.read("/proc/" + std::to_string(pid) + "/comm").value_or("");
@@ -330,11 +346,15 @@ void show_system(const GlobalOptions& global, const StatsOptions& options,
   std::cout.flush();
 }
 
-int run_stats(const GlobalOptions& global, const StatsOptions& options) {
-  if (options.pid && !options.name.empty()) throw UsageError("--pid and --name exclude each other");
-  if (options.pid && *options.pid <= 0) throw UsageError("--pid must be a positive process id");
-  if (!(options.interval > 0)) throw UsageError("--interval must be > 0 seconds");
-  if (options.watch && !(*options.watch > 0)) throw UsageError("--watch must be > 0 seconds");
+int run_stats(const GlobalOptions& global, const StatsFlags& flags) {
+  StatsOptions options;
+  options.pid = flags.pid.get();
+  options.name = flags.name.get_or("");
+  options.cgroup = flags.cgroup.get_or("");
+  options.interval = flags.interval.get_or(1.0);
+  options.watch = flags.watch.get();
+  options.json = flags.json;
+  if (options.pid && flags.name.given()) throw UsageError("--pid and --name exclude each other");
   tier::Topology topo = tier::load_topology(topology_options(global));
   tier::SysRoot root = sysroot(global);
   g_interrupted.store(false);
@@ -376,7 +396,7 @@ int run_stats(const GlobalOptions& global, const StatsOptions& options) {
 }  // namespace
 
 void add_stats_command(CLI::App& app, const GlobalOptions& global, Action& action) {
-  auto options = std::make_shared<StatsOptions>();
+  auto options = std::make_shared<StatsFlags>();
   CLI::App* cmd = app.add_subcommand(
       "stats",
       "Memory used/free and promote/demote/migrate rates per node and tier, or where a "
@@ -390,20 +410,20 @@ void add_stats_command(CLI::App& app, const GlobalOptions& global, Action& actio
       "  tierctl stats\n"
       "  tierctl stats --pid 1234 --json\n"
       "  tierctl stats --name '^postgres' --watch 5");
-  cmd->add_option("--pid", options->pid, "Show where the pages of this process are")
-      ->type_name("PID");
-  cmd->add_option("--name", options->name,
-                  "Like --pid for every process whose /proc/PID/comm matches this regex")
-      ->type_name("PATTERN");
-  cmd->add_option("--interval", options->interval,
-                  "Seconds between the two counter samples the rates come from")
-      ->type_name("SECONDS")
-      ->capture_default_str();
-  cmd->add_option("--watch", options->watch, "Refresh every SECONDS until interrupted (Ctrl-C)")
-      ->type_name("SECONDS");
-  cmd->add_option("--cgroup", options->cgroup,
-                  "Also show memory.numa_stat of this cgroup v2 path (e.g. /system.slice)")
-      ->type_name("PATH");
+  set_usage(*cmd,
+            "tierctl stats [--pid PID | --name REGEX] [--interval SECONDS] [--watch SECONDS] "
+            "[--cgroup PATH] [--json]");
+  add_pid_option(*cmd, "--pid", options->pid, "Show where the pages of this process are");
+  add_text_option(*cmd, "--name", options->name, "REGEX",
+                  "Like --pid for every process whose /proc/PID/comm matches this regex");
+  add_seconds_option(*cmd, "--interval", options->interval, kMaxPeriodSeconds, "SECONDS",
+                     "Seconds between the two counter samples the rates come from (above 0, at "
+                     "most 3600)")
+      ->default_str("1");
+  add_seconds_option(*cmd, "--watch", options->watch, kMaxPeriodSeconds, "SECONDS",
+                     "Refresh every SECONDS (above 0, at most 3600) until interrupted (Ctrl-C)");
+  add_text_option(*cmd, "--cgroup", options->cgroup, "PATH",
+                  "Also show memory.numa_stat of this cgroup v2 path (e.g. /system.slice)");
   cmd->add_flag("--json", options->json, "Print JSON (one document per refresh; docs/cli.md)");
   cmd->callback([&global, &action, options] {
     action = [&global, options] { return run_stats(global, *options); };

@@ -7,6 +7,7 @@
 
 #include "command.hpp"
 #include "daemon_output.hpp"
+#include "usage.hpp"
 
 namespace tierctl {
 
@@ -162,6 +163,7 @@ void add_status_command(CLI::App& app, const GlobalOptions& global, Action& acti
       "  tierctl status\n"
       "  tierctl status --json | jq .workloads\n"
       "  tierctl --socket /tmp/tierd.sock status");
+  set_usage(*cmd, "tierctl status [--json]");
   cmd->add_flag("--json", options->json, "Print the status result as is (docs/api.md)");
   cmd->callback([&global, &action, options] {
     action = [&global, options] {

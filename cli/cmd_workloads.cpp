@@ -7,6 +7,8 @@
 
 #include "command.hpp"
 #include "daemon_output.hpp"
+#include "usage.hpp"
+#include "value_options.hpp"
 
 namespace tierctl {
 
@@ -17,17 +19,50 @@ namespace json = boost::json;
 struct WorkloadsOptions {
   bool json = false;
   // register
-  std::optional<long long> pid;
-  std::string cgroup;
-  std::optional<std::string> name;
-  std::optional<std::string> klass;
-  std::optional<long long> priority;
-  std::optional<std::string> pool;
-  std::optional<std::string> quota;
-  std::optional<unsigned> budget_mbps;
+  Value<pid_t> pid;
+  Value<std::string> cgroup, name, klass, pool, quota;
+  Value<std::int64_t> priority;
+  Value<std::uint64_t> budget_mbps;
+  // update (each subcommand has flags of its own)
+  Value<json::value> update_id;
+  Value<std::string> update_pool;
   // unregister
-  std::string id;
+  Value<json::value> unregister_id;
 };
+
+/// The bounds tierd's workloads.register takes (docs/api.md).
+constexpr std::int64_t kMaxPriority = 1000;
+constexpr std::uint64_t kMaxBudgetMbps = 100'000;
+
+/// A workload id as listed (KIND:NAME: pid:1234, cgroup:/batch.slice,
+/// rule:314), sent as a string, or a bare pid, sent as a number; a pid in
+/// either form is checked.
+json::value parse_workload_id(std::string_view name, std::string_view text) {
+  const std::string expected = "expected a workload id (pid:1234, cgroup:/batch.slice) or a pid";
+  if (text.empty())
+    throw tier::values::ValueError(std::string(name), "", expected + ", got nothing");
+  if (text.find_first_not_of("0123456789") == std::string_view::npos) {
+    return static_cast<std::int64_t>(tier::values::parse_pid(name, text));
+  }
+  const auto colon = text.find(':');
+  if (colon == 0 || colon == std::string_view::npos || colon + 1 == text.size()) {
+    throw tier::values::ValueError(std::string(name), std::string(text), expected);
+  }
+  if (text.starts_with("pid:")) {
+    try {
+      tier::values::parse_pid(name, text.substr(4));
+    } catch (const tier::values::ValueError& e) {
+      throw tier::values::ValueError(std::string(name), std::string(text),
+                                     "the PID of pid:PID: " + e.why());
+    }
+  }
+  return json::string(text);
+}
+
+/// The pool and quota words, checked by the grammar tierctl run uses.
+json::string pool_param(const Value<std::string>& flag) {
+  return json::string(parse_pool(flag.name(), flag.get().value()));
+}
 
 /// Sum of resident_bytes_by_node, "-" until tierd has sampled the workload.
 std::string resident(const json::value& workload) {
@@ -106,14 +141,14 @@ int run_list(const GlobalOptions& global, const WorkloadsOptions& options) {
 
 int run_register(const GlobalOptions& global, const WorkloadsOptions& options) {
   json::object params;
-  if (options.pid) params["pid"] = *options.pid;
-  if (!options.cgroup.empty()) params["cgroup"] = options.cgroup;
-  if (options.name) params["name"] = *options.name;
-  if (options.klass) params["class"] = *options.klass;
-  if (options.priority) params["priority"] = *options.priority;
-  if (options.pool) params["pool"] = *options.pool;
-  if (options.quota) params["quota"] = *options.quota;
-  if (options.budget_mbps) params["budget_mbps"] = *options.budget_mbps;
+  if (auto pid = options.pid.get()) params["pid"] = static_cast<std::int64_t>(*pid);
+  if (auto cgroup = options.cgroup.get()) params["cgroup"] = *cgroup;
+  if (auto name = options.name.get()) params["name"] = *name;
+  if (auto klass = options.klass.get()) params["class"] = *klass;
+  if (auto priority = options.priority.get()) params["priority"] = *priority;
+  if (options.pool.given()) params["pool"] = pool_param(options.pool);
+  if (auto quota = options.quota.get()) params["quota"] = parse_quota(options.quota.name(), *quota);
+  if (auto budget = options.budget_mbps.get()) params["budget_mbps"] = *budget;
   return run_daemon_method(global, "workloads.register", params, options.json,
                            [](std::ostream& out, const json::value& result) {
                              const json::value* workload = field(&result, "workload");
@@ -122,18 +157,9 @@ int run_register(const GlobalOptions& global, const WorkloadsOptions& options) {
                            });
 }
 
-// A bare number is a pid; the protocol takes it as a number or a string.
-json::value id_param(const std::string& text) {
-  if (!text.empty() && text.size() < 10 &&
-      text.find_first_not_of("0123456789") == std::string::npos) {
-    return std::stoll(text);
-  }
-  return json::value(text);
-}
-
 int run_update(const GlobalOptions& global, const WorkloadsOptions& options) {
-  json::object params{{"id", id_param(options.id)}};
-  if (options.pool) params["pool"] = *options.pool;
+  json::object params{{"id", options.update_id.required()}};
+  params["pool"] = pool_param(options.update_pool);
   return run_daemon_method(global, "workloads.update", params, options.json,
                            [](std::ostream& out, const json::value& result) {
                              const json::value* workload = field(&result, "workload");
@@ -143,11 +169,12 @@ int run_update(const GlobalOptions& global, const WorkloadsOptions& options) {
 }
 
 int run_unregister(const GlobalOptions& global, const WorkloadsOptions& options) {
+  const json::value id = options.unregister_id.required();
   return run_daemon_method(
-      global, "workloads.unregister", json::object{{"id", id_param(options.id)}}, options.json,
-      [&options](std::ostream& out, const json::value& result) {
+      global, "workloads.unregister", json::object{{"id", id}}, options.json,
+      [&id](std::ostream& out, const json::value& result) {
         const json::value* removed = field(&result, "removed");
-        out << "unregistered " << (removed != nullptr ? dropped_name(removed) : options.id) << "\n";
+        out << "unregistered " << (removed != nullptr ? dropped_name(removed) : text(&id)) << "\n";
       });
 }
 
@@ -170,7 +197,9 @@ void add_workloads_command(CLI::App& app, const GlobalOptions& global, Action& a
       "  tierctl workloads unregister pid:1234");
   cmd->add_flag("--json", options->json, "Print the workloads.list result as is (docs/api.md)");
 
+  set_usage(*cmd, "tierctl workloads [list|register|update|unregister] [OPTIONS]");
   CLI::App* list = cmd->add_subcommand("list", "List workloads and the recently dropped ones");
+  set_usage(*list, "tierctl workloads list [--json]");
   list->add_flag("--json", options->json, "Print the workloads.list result as is (docs/api.md)");
   list->callback([&global, &action, options] {
     action = [&global, options] { return run_list(global, *options); };
@@ -183,28 +212,25 @@ void add_workloads_command(CLI::App& app, const GlobalOptions& global, Action& a
       "Examples:\n"
       "  tierctl workloads register --pid 1234 --name redis --class online --priority 10\n"
       "  tierctl workloads register --cgroup /batch.slice --class offline --quota 25%");
+  set_usage(*reg, "tierctl workloads register (--pid PID | --cgroup PATH) [OPTIONS]");
   CLI::Option_group* target = reg->add_option_group("target", "What to register (exactly one)");
-  target->add_option("--pid", options->pid, "A process id")
-      ->type_name("PID")
-      ->check(CLI::PositiveNumber);
-  target->add_option("--cgroup", options->cgroup, "A cgroup v2 path, e.g. /batch.slice")
-      ->type_name("PATH");
+  add_pid_option(*target, "--pid", options->pid, "A process id");
+  add_text_option(*target, "--cgroup", options->cgroup, "PATH",
+                  "A cgroup v2 path, e.g. /batch.slice");
   target->require_option(1);
-  reg->add_option("--name", options->name, "Name shown in lists")->type_name("NAME");
-  reg->add_option("--class", options->klass, "Service class: online, offline or default")
-      ->type_name("CLASS")
-      ->check(CLI::IsMember({"online", "offline", "default"}));
-  reg->add_option("--priority", options->priority, "Priority within the class (integer)")
-      ->type_name("N");
-  reg->add_option("--pool", options->pool,
-                  "CPU pool: shared, numa:N, immovable:K or exclusive:K (docs/pools.md)")
-      ->type_name("POOL");
-  reg->add_option("--quota", options->quota, "Fast-tier quota: bytes (8G, 512M) or a share (25%)")
-      ->type_name("SIZE|PCT");
-  reg->add_option("--budget-mbps", options->budget_mbps,
-                  "Migration budget for this workload in MB/s, within the policy's (0: none)")
-      ->type_name("MBPS")
-      ->check(CLI::Range(0, 100000));
+  add_text_option(*reg, "--name", options->name, "NAME", "Name shown in lists");
+  add_choice_option(*reg, "--class", options->klass, {"online", "offline", "default"},
+                    "Service class: online, offline or default");
+  add_integer_option(*reg, "--priority", options->priority, -kMaxPriority, kMaxPriority,
+                     "Priority within the class, -1000 to 1000");
+  add_text_option(*reg, "--pool", options->pool, "POOL",
+                  "CPU pool: shared, numa:N, immovable:K or exclusive:K (docs/pools.md)");
+  add_text_option(*reg, "--quota", options->quota, "SIZE|PCT",
+                  "Fast-tier quota: bytes (8G, 512M) or a share (25%)");
+  add_count_option(*reg, "--budget-mbps", options->budget_mbps, 0, kMaxBudgetMbps,
+                   "Migration budget for this workload in MB/s, 0 to 100000, within the "
+                   "policy's (0: none)")
+      ->type_name("MBPS");
   reg->add_flag("--json", options->json, "Print the workloads.register result as is");
   reg->callback([&global, &action, options] {
     action = [&global, options] { return run_register(global, *options); };
@@ -219,11 +245,12 @@ void add_workloads_command(CLI::App& app, const GlobalOptions& global, Action& a
       "Examples:\n"
       "  tierctl workloads update pid:1234 --pool exclusive:2\n"
       "  tierctl workloads update 1234 --pool shared");
-  update->add_option("ID", options->id, "Workload id or pid")->type_name("ID|PID")->required();
-  update
-      ->add_option("--pool", options->pool,
-                   "New CPU pool: shared, numa:N, immovable:K or exclusive:K")
-      ->type_name("POOL")
+  set_usage(*update, "tierctl workloads update ID|PID --pool POOL [--json]");
+  add_value_option<json::value>(*update, "ID", options->update_id, parse_workload_id, "ID|PID",
+                                "Workload id or pid")
+      ->required();
+  add_text_option(*update, "--pool", options->update_pool, "POOL",
+                  "New CPU pool: shared, numa:N, immovable:K or exclusive:K")
       ->required();
   update->add_flag("--json", options->json, "Print the workloads.update result as is");
   update->callback([&global, &action, options] {
@@ -236,7 +263,10 @@ void add_workloads_command(CLI::App& app, const GlobalOptions& global, Action& a
       "Examples:\n"
       "  tierctl workloads unregister pid:1234\n"
       "  tierctl workloads unregister 1234");
-  unreg->add_option("ID", options->id, "Workload id or pid")->type_name("ID|PID")->required();
+  set_usage(*unreg, "tierctl workloads unregister ID|PID [--json]");
+  add_value_option<json::value>(*unreg, "ID", options->unregister_id, parse_workload_id, "ID|PID",
+                                "Workload id or pid")
+      ->required();
   unreg->add_flag("--json", options->json, "Print the workloads.unregister result as is");
   unreg->callback([&global, &action, options] {
     action = [&global, options] { return run_unregister(global, *options); };

@@ -9,12 +9,16 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
+#include <utility>
 
 #include "tier/topology/topology.hpp"
 
 namespace tierctl {
 
-/// Exit codes shared by every subcommand.
+/// Exit codes shared by every subcommand (docs/cli.md, "Exit codes"): 0 it
+/// worked, 1 the operation failed (the system or tierd said no), 2 bad usage
+/// or bad input (tierctl's or tierd's bad_request). `run` passes its
+/// command's own status through.
 enum ExitCode : int { kOk = 0, kFailure = 1, kUsage = 2 };
 
 struct GlobalOptions {
@@ -27,9 +31,20 @@ struct GlobalOptions {
 using Action = std::function<int()>;
 
 /// Error for bad user input discovered after parsing (e.g. --root not a sysfs
-/// tree): main() prints it and exits with kUsage.
+/// tree, no such process): printed with the command's usage line, exit
+/// kUsage, JSON code "bad_input". A value refused by the grammar
+/// (tier::values::ValueError) is reported the same way.
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
+};
+
+/// The operation failed (permission, a source that cannot start, a file that
+/// cannot be written): printed as "tierctl: <what>", exit kFailure. `code` is
+/// the JSON error code: "failed", or "permission" when access was denied.
+struct Failure : std::runtime_error {
+  explicit Failure(const std::string& message, std::string error_code = "failed")
+      : std::runtime_error(message), code(std::move(error_code)) {}
+  std::string code;
 };
 
 /// Topology options from the global flags; throws UsageError on a bad --root.

@@ -61,4 +61,8 @@ std::string describe(const DaemonError& error) {
   return text;
 }
 
+int exit_code(const DaemonError& error) {
+  return error.code() == "bad_request" ? 2 : 1;
+}
+
 }  // namespace tierctl

@@ -57,4 +57,8 @@ boost::json::value daemon_request(const std::string& socket_path, const std::str
 /// prefix: "<method>: <error>", plus a hint for code `permission`.
 std::string describe(const DaemonError& error);
 
+/// tierctl's exit code for a refusal: 2 when tierd judged the input bad
+/// (code bad_request), 1 for every other code (docs/cli.md, "Exit codes").
+int exit_code(const DaemonError& error);
+
 }  // namespace tierctl

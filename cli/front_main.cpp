@@ -65,5 +65,5 @@ int main(int argc, char** argv) {
   Action action;
   add_run_command(*app, global, action,
                   [argv](const GlobalOptions&) -> tier::Topology { exec_full(argv); });
-  return parse_and_run(*app, action, argc, argv);
+  return parse_and_run(*app, global, action, argc, argv);
 }

@@ -34,5 +34,5 @@ int main(int argc, char** argv) {
   add_run_command(root, global, action, [](const GlobalOptions& options) {
     return tier::load_topology(topology_options(options));
   });
-  return parse_and_run(root, action, argc, argv);
+  return parse_and_run(root, global, action, argc, argv);
 }

@@ -2,9 +2,9 @@
 #include "run_options.hpp"
 
 #include "tp_internal.h"
+#include "value_options.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <string_view>
 #include <system_error>
 
@@ -39,11 +39,15 @@ std::string spelled(const BindFlag& flag) {
   return flag.value.empty() ? flag.flag : flag.flag + " " + flag.value;
 }
 
-std::optional<unsigned> parse_unsigned(std::string_view text) {
-  unsigned value = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
-  return value;
+/// A flag's word checked by the value grammar (value_options.hpp), its
+/// refusal as run's usage error.
+template <class Parse>
+void check_word(Parse parse, const char* flag, const std::string& text) {
+  try {
+    parse(flag, text);
+  } catch (const tier::values::ValueError& e) {
+    throw RunUsageError(e.what());
+  }
 }
 
 tier::CpuList checked(const Machine::Parsed& parsed, const BindFlag& flag, const char* what) {
@@ -125,28 +129,22 @@ bool is_pool_kind(std::string_view pool, std::string_view kind) {
 
 /// Checks the pool syntax; returns true for pools that need tierd.
 bool validate_pool(const std::string& pool) {
-  if (pool == "shared") return false;
-  for (std::string_view kind : {"numa", "immovable", "exclusive"}) {
-    if (!is_pool_kind(pool, kind)) continue;
-    const std::optional<unsigned> n =
-        parse_unsigned(std::string_view(pool).substr(kind.size() + 1));
-    if (!n || (kind != "numa" && *n == 0)) {
-      throw RunUsageError("--pool '" + pool + "': " + std::string(kind) + ":" +
-                          (kind == "numa" ? "N takes a node number" : "K takes a CPU count > 0"));
-    }
-    return kind != "numa";
-  }
-  throw RunUsageError("--pool '" + pool + "': expected shared, numa:N, immovable:K or exclusive:K");
+  check_word(parse_pool, "--pool", pool);
+  return pool != "shared" && !is_pool_kind(pool, "numa");
+}
+
+/// N or K of a pool validate_pool() accepted (at most kMaxCpuCount).
+unsigned pool_number(const std::string& pool) {
+  return static_cast<unsigned>(std::stoul(pool.substr(pool.find(':') + 1)));
 }
 
 /// immovable:K / exclusive:K asking for more CPUs than tierctl may run on
 /// is bad input, not a conflict for tierd to refuse (exit 2, nothing sent).
 void check_claim_fits(const std::string& pool, const Machine& machine) {
-  const std::size_t colon = pool.find(':');
-  const std::optional<unsigned> k = parse_unsigned(std::string_view(pool).substr(colon + 1));
+  const unsigned k = pool_number(pool);
   const Machine::Parsed all = machine.parse_cpus("all");
-  if (!k || !all.ids || *k <= all.ids->size()) return;
-  throw RunUsageError("--pool '" + pool + "': " + std::to_string(*k) + " CPUs asked, " +
+  if (!all.ids || k <= all.ids->size()) return;
+  throw RunUsageError("--pool '" + pool + "': " + std::to_string(k) + " CPUs asked, " +
                       std::to_string(all.ids->size()) + " exist here (CPUs " +
                       all.ids->to_string() + ")");
 }
@@ -172,7 +170,7 @@ bool has_name(std::string_view names, std::string_view wanted) {
 std::optional<unsigned> parse_pool_numa(const std::string& pool) {
   validate_pool(pool);
   if (!is_pool_kind(pool, "numa")) return std::nullopt;
-  return parse_unsigned(std::string_view(pool).substr(5));
+  return pool_number(pool);
 }
 
 Binding resolve_near(const tier::Topology& topology, const std::string& device) {
@@ -254,7 +252,7 @@ RunPlan make_plan(const RunRequest& request, const Machine& machine,
     }
   }
   if (request.quota) {
-    if (request.quota->empty()) throw RunUsageError("--quota: empty value (e.g. 8G or 25%)");
+    check_word(parse_quota, "--quota", *request.quota);
     plan.needs_daemon.push_back("--quota " + *request.quota);
   }
 

@@ -55,7 +55,9 @@ TEST(HeatCli, ArgumentErrorsExitTwoAndSayWhy) {
             std::string::npos)
       << r.err;
 
-  r = tierctl({"heat", "--pid", "999999999", "--source", "perf-fault"});
+  // A pid the kernel could hand out (PID_MAX_LIMIT is 4194304) but never has:
+  // pids stay below pid_max, which is at most that.
+  r = tierctl({"heat", "--pid", "4194304", "--source", "perf-fault"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("no such process"), std::string::npos) << r.err;
 

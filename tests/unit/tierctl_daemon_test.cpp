@@ -357,7 +357,25 @@ TEST_F(TierctlDaemon, ErrorReplyNamesTheMethodAndExits1) {
   auto r = tierctl({"policy", "set", "nope", "--json"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err, "tierctl: policy.set: unknown policy 'nope'\n");
-  EXPECT_TRUE(r.out.empty()) << r.out;  // --json: errors go to stderr only
+  // --json: the error is also the one JSON document on stdout, with tierd's code.
+  EXPECT_EQ(parse_stdout(r),
+            json::parse(
+                R"({"error":{"code":"not_found","message":"policy.set: unknown policy 'nope'"}})"));
+}
+
+// Input tierd refuses (code bad_request) is bad input: exit 2, as tierctl's own.
+TEST(TierctlDaemonErrors, BadRequestExits2) {
+  TempDir dir("tierctl-daemon");
+  const fs::path socket = dir.path() / "tierd.sock";
+  ScriptedDaemon server(socket);
+  server.fail("policy.set", "\"budget_mbps\": expected an integer from 0 to 100000",
+              tier::control::ErrorCode::bad_request);
+  server.start();
+  auto r = run_command({kTierctl, "--socket", socket.string(), "policy", "set", "balanced",
+                        "budget_mbps=-1", "--json"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err, "tierctl: policy.set: \"budget_mbps\": expected an integer from 0 to 100000\n");
+  EXPECT_EQ(parse_stdout(r).at("error").at("code"), "bad_request") << r.out;
 }
 
 TEST(TierctlDaemonErrors, PermissionCodeAddsAHint) {
@@ -375,7 +393,11 @@ TEST(TierctlDaemonErrors, PermissionCodeAddsAHint) {
     EXPECT_EQ(r.err,
               "tierctl: pause: pause needs root or group 'tier' (uid 1000) (run as root or as a "
               "member of group 'tier')\n");
-    EXPECT_TRUE(r.out.empty()) << r.out;
+    if (*json_flag == '\0') {
+      EXPECT_TRUE(r.out.empty()) << r.out;
+    } else {
+      EXPECT_EQ(parse_stdout(r).at("error").at("code"), "permission") << r.out;
+    }
   }
 }
 
@@ -423,7 +445,7 @@ TEST(TierctlDaemonErrors, StaleSocketSaysNotRunning) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("tierctl: tierd is not running"));
   EXPECT_THAT(r.err, HasSubstr("nothing listens on " + socket.string()));
-  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_EQ(parse_stdout(r).at("error").at("code"), "daemon_unreachable") << r.out;
 }
 
 // ---- usage errors: exit 2 with the command's usage, nothing sent -----------

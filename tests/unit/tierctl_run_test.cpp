@@ -231,11 +231,13 @@ TEST(TierctlRun, NearALiveDeviceBindsToItsNode) {
 namespace json = boost::json;
 
 /// The scripted tierd answering workloads.register (or refusing it with
-/// `refusal`) and workloads.unregister.
+/// `refusal` and `code`: a pool it cannot meet is `conflict`, as tierd says)
+/// and workloads.unregister.
 void script_registration(tier::test::ScriptedDaemon& tierd,
-                         std::optional<std::string> refusal = std::nullopt) {
+                         std::optional<std::string> refusal = std::nullopt,
+                         tier::control::ErrorCode code = tier::control::ErrorCode::conflict) {
   if (refusal) {
-    tierd.fail("workloads.register", *refusal, tier::control::ErrorCode::bad_request);
+    tierd.fail("workloads.register", *refusal, code);
   } else {
     tierd.reply("workloads.register", json::object{{"workload", json::object{{"id", "pid:1"}}}});
   }
@@ -290,6 +292,17 @@ TEST_F(TierctlRunWithTierd, ARefusalFailsWithTierdsMessageAndRunsNothing) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("exclusive:1: would leave the shared pool empty"), std::string::npos)
       << r.err;
+  EXPECT_FALSE(fs::exists(marker));
+}
+
+// Input tierd judges bad (bad_request) is bad input: exit 2, and nothing runs.
+TEST_F(TierctlRunWithTierd, ABadRequestExitsTwoAndRunsNothing) {
+  script_registration(tierd_, "\"quota\": invalid quota '1T'",
+                      tier::control::ErrorCode::bad_request);
+  const fs::path marker = dir_.path() / "ran";
+  const CommandResult r = run({"--quota", "1T", "touch", marker.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "tierctl run: workloads.register: \"quota\": invalid quota '1T'\n");
   EXPECT_FALSE(fs::exists(marker));
 }
 

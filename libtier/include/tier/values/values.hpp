@@ -79,7 +79,8 @@ std::uint64_t parse_size(std::string_view name, std::string_view text, std::uint
 
 /// A duration: digits with a unit, ms, s, m or h ("500ms", "2s", "5m"), or
 /// bare digits in `bare_unit` when the flag's name carries the unit
-/// (--duration-ms 500). From `min` to `max`.
+/// (--duration-ms 500); a `bare_unit` of 0 requires the unit. From `min` to
+/// `max`.
 std::chrono::milliseconds parse_duration(std::string_view name, std::string_view text,
                                          std::chrono::milliseconds min,
                                          std::chrono::milliseconds max,
@@ -129,13 +130,16 @@ std::string size_text(std::uint64_t bytes);
 /// What a path must be.
 enum class PathKind { file, directory, socket };
 
-/// `path` must exist and be of `kind`: "--config /etc: is a directory, expected
-/// a file"; "--config /nope.toml: no such file"; empty → "got nothing".
+/// `path` must exist and be of `kind`: "--config '/etc': is a directory,
+/// expected a file"; "--config '/nope.toml': no such file"; empty → "got
+/// nothing".
 void require_path(std::string_view name, const std::filesystem::path& path, PathKind kind);
 /// `path` is where something of `kind` will be created: its directory must
 /// exist and be writable by this process, and `path`, if it exists, must be of
-/// `kind` ("--state /var/lib/tier/state.json: directory /var/lib/tier does not
-/// exist"; "... : /run/tier is not writable (EACCES)").
+/// `kind` ("--state '/var/lib/tier/state.json': directory /var/lib/tier does
+/// not exist"; "...: /run/tier is not writable: EACCES (Permission denied)").
+/// Writable means by the effective ids (faccessat AT_EACCESS): root passes
+/// any directory not on a read-only file system.
 void require_creatable(std::string_view name, const std::filesystem::path& path, PathKind kind);
 
 }  // namespace tier::values
