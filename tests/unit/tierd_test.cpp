@@ -381,6 +381,59 @@ TEST_F(Tierd, ReloadOverTheSocketAppliesAGoodFileAndKeepsTheOldOnABadOne) {
   EXPECT_EQ(tierd.stop().exit_code, 0);
 }
 
+// A file that parses but cannot work on this machine (a tier override for
+// node 1023, which no test machine has) is refused whole, over the socket
+// and on SIGHUP: the policy, the timers and the log level stay as they run.
+TEST_F(Tierd, ReloadRefusedByTheMachineCheckKeepsTheRunningConfiguration) {
+  TierdInstance tierd(dir_.path(), fast_config());
+  ASSERT_TRUE(tierd.start()) << tierd.log_so_far();
+  const std::string bad =
+      "[daemon]\nepoch_ms = 300\nlog_level = \"debug\"\n[policy]\nname = \"tpp\"\n"
+      "tick_ms = 700\n[topology]\ntier_override = { \"1023\" = 1 }\n";
+  write_text_file(dir_.path() / "tierd.toml", bad);
+  const std::string why = (dir_.path() / "tierd.toml").string() +
+                          ":8: key 'topology.tier_override.1023': no such NUMA node 1023 on "
+                          "this machine (nodes: ";
+  const auto unchanged = [&tierd] {
+    json::object status = tierd.result("status");
+    EXPECT_EQ(status.at("config").at("tick_ms").as_int64(), 200);
+    EXPECT_EQ(status.at("config").at("epoch_ms").as_int64(), 200);
+    EXPECT_EQ(status.at("config").at("log_level").as_string(), "info");
+    EXPECT_FALSE(status.at("last_reload").at("ok").as_bool());
+    EXPECT_EQ(tierd.result("policy.get").at("name").as_string(), "static");
+  };
+  json::object reply = tierd.call("reload");
+  EXPECT_EQ(code(reply), "failed");
+  EXPECT_NE(std::string(reply.at("error").as_string()).find(why), std::string::npos)
+      << json::serialize(reply);
+  unchanged();
+
+  ::kill(tierd.pid(), SIGHUP);
+  EXPECT_TRUE(eventually([&] {
+    return tierd.log_so_far().find("SIGHUP: reloading") != std::string::npos &&
+           tierd.log_so_far().rfind(why) > tierd.log_so_far().find("SIGHUP: reloading");
+  })) << tierd.log_so_far();
+  unchanged();
+  EXPECT_NE(tierd.log_so_far().find("tierd: error: reload failed, keeping the running "
+                                    "configuration: " +
+                                    why),
+            std::string::npos)
+      << tierd.log_so_far();
+
+  // A warning does not refuse the file: it is applied and the warning logged.
+  write_text_file(dir_.path() / "tierd.toml",
+                  "[daemon]\nepoch_ms = 200\n[policy]\ntick_ms = 400\n"
+                  "[[workloads.watch]]\nparent = \"/sys/fs/cgroup/tier-none\"\n");
+  reply = tierd.call("reload");
+  EXPECT_TRUE(ok(reply)) << json::serialize(reply);
+  EXPECT_EQ(tierd.result("status").at("config").at("tick_ms").as_int64(), 400);
+  EXPECT_NE(tierd.log_so_far().find("tierd: warn: " + (dir_.path() / "tierd.toml").string() +
+                                    ":6: key 'workloads.watch[0].parent': no cgroup directory"),
+            std::string::npos)
+      << tierd.log_so_far();
+  EXPECT_EQ(tierd.stop().exit_code, 0);
+}
+
 TEST_F(Tierd, PolicyPauseAndResume) {
   TierdInstance tierd(dir_.path(), fast_config());
   ASSERT_TRUE(tierd.start()) << tierd.log_so_far();
