@@ -72,11 +72,8 @@ class Checker {
     return topology_ ? &*topology_ : nullptr;
   }
   tier::CpuList nodes() {
-    std::vector<unsigned> ids;
-    if (const tier::Topology* t = topology()) {
-      for (const tier::Node& node : t->nodes()) ids.push_back(node.id);
-    }
-    return tier::CpuList(std::move(ids));
+    const tier::Topology* t = topology();
+    return t != nullptr ? node_ids(*t) : tier::CpuList();
   }
   tier::CpuList cpus() {
     std::vector<unsigned> ids;
@@ -252,11 +249,9 @@ void Checker::check_pools() {
 
 // "numa:N" names a node: it must be one of the topology's.
 void Checker::check_pool(const std::string& key, const std::string& pool) {
-  auto spec = tier::cpu::PoolSpec::parse(pool);
-  if (!spec || spec->kind != tier::cpu::PoolKind::numa || topology() == nullptr) return;
+  if (topology() == nullptr) return;
   const tier::CpuList existing = nodes();
-  expect(Severity::error, key, pool,
-         [&] { values::require_existing(key, spec->value, values::IdKind::node, existing); });
+  expect(Severity::error, key, pool, [&] { require_pool_node(key, pool, existing); });
 }
 
 void Checker::check_workloads() {
@@ -312,6 +307,22 @@ std::vector<std::string> ConfigCheck::warnings() const {
 ConfigCheck check_config(const Config& config, const ConfigSource& source,
                          const tier::SysRoot& root) {
   return Checker(config, source, root).run();
+}
+
+tier::CpuList node_ids(const tier::Topology& topology) {
+  std::vector<unsigned> ids;
+  for (const tier::Node& node : topology.nodes()) ids.push_back(node.id);
+  return tier::CpuList(std::move(ids));
+}
+
+void require_pool_node(std::string_view name, const std::string& pool, const tier::CpuList& nodes) {
+  auto spec = tier::cpu::PoolSpec::parse(pool);
+  if (!spec || spec->kind != tier::cpu::PoolKind::numa) return;
+  try {
+    values::require_existing(name, spec->value, values::IdKind::node, nodes);
+  } catch (const values::ValueError& e) {
+    throw values::ValueError(std::string(name), pool, e.why());  // the pool as typed
+  }
 }
 
 void enforce(const ConfigCheck& check) {

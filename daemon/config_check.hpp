@@ -15,10 +15,13 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "config.hpp"
+#include "tier/cpu/cpulist.hpp"
 #include "tier/posix/sysroot.hpp"
+#include "tier/topology/topology.hpp"
 
 namespace tierd {
 
@@ -43,6 +46,14 @@ struct ConfigCheck {
 /// config.topology_root, as the daemon loads them.
 ConfigCheck check_config(const Config& config, const ConfigSource& source,
                          const tier::SysRoot& root);
+
+/// The ids of the topology's nodes, for the value grammar's existence checks.
+tier::CpuList node_ids(const tier::Topology& topology);
+/// A "numa:N" pool must name one of `nodes` (throws tier::values::ValueError
+/// naming `name`); other pools, and text that is no pool, pass (PoolSpec's
+/// own check says what is wrong with those). The config check and the
+/// control methods use it.
+void require_pool_node(std::string_view name, const std::string& pool, const tier::CpuList& nodes);
 
 /// Logs the warnings at warning level; throws ConfigError with every error,
 /// one per line, when there is one.
