@@ -3,6 +3,7 @@
  * config OFF (plain glibc) with one message for the constructor to print. */
 #include <string.h>
 
+#include "tier/values/value_scan.h"
 #include "tp_internal.h"
 
 int tp_mask_count(const tp_nodemask* m) {
@@ -18,49 +19,16 @@ int tp_mask_first(const tp_nodemask* m) {
   return -1;
 }
 
-/* Parses digits in [s, end); 0 or -1 (empty, junk or overflow). */
-static int parse_u64(const char* s, const char* end, uint64_t* out) {
-  if (s >= end) return -1;
-  uint64_t v = 0;
-  for (; s < end; ++s) {
-    if (*s < '0' || *s > '9') return -1;
-    unsigned d = (unsigned)(*s - '0');
-    if (v > (UINT64_MAX - d) / 10) return -1;
-    v = v * 10 + d;
-  }
-  *out = v;
-  return 0;
-}
-
+/* Sizes and counts are scanned by the value grammar's C core
+ * (libtier/src/values/value_scan.c, compiled into this library), so
+ * TIER_PRELOAD_THRESHOLD reads sizes as tierctl and tierd do. */
 int tp_parse_size(const char* s, const char* end, size_t* out) {
-  unsigned shift = 0;
-  if (end > s) {
-    switch (end[-1]) {
-      case 'k':
-      case 'K':
-        shift = 10;
-        break;
-      case 'm':
-      case 'M':
-        shift = 20;
-        break;
-      case 'g':
-      case 'G':
-        shift = 30;
-        break;
-      case 't':
-      case 'T':
-        shift = 40;
-        break;
-      default:
-        break;
-    }
-    if (shift != 0) --end;
-  }
   uint64_t v;
-  if (parse_u64(s, end, &v) != 0) return -1;
-  if (shift != 0 && v > (SIZE_MAX >> shift)) return -1;
-  *out = (size_t)(v << shift);
+  if (tier_scan_size(s, end, &v) != 0) return -1;
+#if SIZE_MAX < UINT64_MAX
+  if (v > SIZE_MAX) return -1; /* a 32-bit size_t */
+#endif
+  *out = (size_t)v;
   return 0;
 }
 
@@ -71,7 +39,7 @@ static const char* find_char(const char* s, const char* end, char c) {
 
 static int parse_node(const char* s, const char* end, int* node) {
   uint64_t v;
-  if (parse_u64(s, end, &v) != 0 || v >= TP_MAX_NODES) return -1;
+  if (tier_scan_u64(s, end, &v) != 0 || v >= TP_MAX_NODES) return -1;
   *node = (int)v;
   return 0;
 }
@@ -104,7 +72,7 @@ static int parse_weights(const char* s, const char* end, struct tp_config* cfg) 
     int node;
     uint64_t w;
     if (eq == comma || parse_node(s, eq, &node) != 0) return -1;
-    if (parse_u64(eq + 1, comma, &w) != 0 || w == 0 || w > 1000) return -1;
+    if (tier_scan_u64(eq + 1, comma, &w) != 0 || w == 0 || w > 1000) return -1;
     if (tp_mask_test(&cfg->nodes, node)) return -1; /* named twice */
     if (tp_mask_count(&cfg->nodes) == TP_MAX_STRIPE) return -1;
     tp_mask_set(&cfg->nodes, node);
@@ -148,7 +116,8 @@ static int parse_policy(const char* p, struct tp_config* cfg) {
   } else if (has_prefix(p, "ratio:", &rest)) {
     const char* colon = find_char(rest, end, ':');
     uint64_t f, s;
-    if (colon == end || parse_u64(rest, colon, &f) != 0 || parse_u64(colon + 1, end, &s) != 0)
+    if (colon == end || tier_scan_u64(rest, colon, &f) != 0 ||
+        tier_scan_u64(colon + 1, end, &s) != 0)
       return -1;
     if (f + s == 0 || f > 1000000 || s > 1000000) return -1;
     cfg->mode = TP_MODE_RATIO;
@@ -202,7 +171,7 @@ int tp_parse_config(const char* policy, const char* threshold, const char* stric
   }
   if (threshold != NULL && *threshold != '\0' && parse_threshold(threshold, cfg) != 0) {
     return fail(cfg, err, err_len, "TIER_PRELOAD_THRESHOLD", threshold,
-                "expected SIZE or MIN:MAX (K/M/G/T suffixes, MIN <= MAX)");
+                "expected SIZE or MIN:MAX (K/M/G/T or KiB/MiB/GiB/TiB suffixes, MIN <= MAX)");
   }
   if (strict != NULL && *strict != '\0') {
     if (strcmp(strict, "none") == 0)

@@ -94,6 +94,22 @@ TEST(PreloadConfig, ThresholdWindowAndStrictness) {
   EXPECT_EQ(parse("local", "4096").cfg.min_size, 4096u);
 }
 
+// TIER_PRELOAD_THRESHOLD reads sizes through the value grammar's scanner:
+// tierctl's and tierd's spellings, nothing more.
+TEST(PreloadConfig, ThresholdSpellsSizesAsTheValueGrammar) {
+  Parsed p = parse("local", "64KiB:2mib");
+  ASSERT_EQ(p.rc, 0) << p.err;
+  EXPECT_EQ(p.cfg.min_size, size_t{64} << 10);
+  EXPECT_EQ(p.cfg.max_size, size_t{2} << 20);
+  EXPECT_EQ(parse("local", "1TiB").cfg.min_size, size_t{1} << 40);
+  for (const char* threshold : {"64KB", "4B", "iB", "1.5M", "16777216TiB"}) {
+    Parsed bad = parse("local", threshold);
+    EXPECT_EQ(bad.rc, -1) << threshold;
+    EXPECT_EQ(bad.err.rfind("TIER_PRELOAD_THRESHOLD='" + std::string(threshold) + "': ", 0), 0u)
+        << bad.err;
+  }
+}
+
 TEST(PreloadConfig, InvalidValuesTurnPlacementOffNamingTheVariable) {
   for (const char* policy :
        {"bogus", "nodes:", "nodes:1,", "nodes:2-1", "nodes:1024", "nodes:x", "weighted:0=0",
