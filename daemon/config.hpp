@@ -87,13 +87,33 @@ struct ConfigError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Where each setting of a Config came from, so that a check made after
+/// parsing (config_check.hpp: against the machine) names it the way a parse
+/// error does: the file and line of every key the file set, or the
+/// command-line flag that overrode it.
+struct ConfigSource {
+  std::string origin;                        // the file, or "<embedded>"
+  std::map<std::string, unsigned> lines;     // "daemon.socket", "workloads.watch[0].pool" → line
+  std::map<std::string, std::string> flags;  // "daemon.socket" → "--socket"
+
+  /// The message about `key` (holding `text`) that says `why`:
+  /// "FILE:LINE: key 'K': why", "FILE: key 'K' (default): why" for a key
+  /// the file left out, or the value grammar's "--socket TEXT: why" for one
+  /// a flag set.
+  std::string message(const std::string& key, const std::string& text,
+                      const std::string& why) const;
+};
+
 /// The default configuration compiled into tierd (daemon/default_config.toml).
 const char* embedded_default_config();
 
-/// Parses TOML text; `origin` names the file in error messages.
-Config parse_config(const std::string& text, const std::string& origin);
-/// Reads and parses a file; throws ConfigError naming the file when unreadable.
-Config load_config_file(const std::string& path);
+/// Parses TOML text; `origin` names the file in error messages. `source`,
+/// when given, receives the line of every key.
+Config parse_config(const std::string& text, const std::string& origin,
+                    ConfigSource* source = nullptr);
+/// Reads and parses a file; throws ConfigError naming the file when it is
+/// missing, a directory or unreadable.
+Config load_config_file(const std::string& path, ConfigSource* source = nullptr);
 
 /// Every key the parser reads, dotted ("daemon.socket", "workloads.rule.match").
 std::vector<std::string> config_keys();

@@ -2,8 +2,10 @@
 #include "config_reader.hpp"
 
 #include <algorithm>
-#include <sstream>
+#include <cmath>
 #include <stdexcept>
+
+#include "tier/values/values.hpp"
 
 namespace tierd {
 
@@ -46,22 +48,27 @@ const std::vector<std::string>& keys_of(const std::string& table) {
 
 namespace detail {
 
-TableReader::TableReader(const toml::table& table, const std::string& origin,
+TableReader::TableReader(const toml::table& table, const ParseContext& context,
                          std::string schema_name, std::string prefix)
-    : table_(table), origin_(origin), prefix_(std::move(prefix)) {
+    : table_(table), context_(context), prefix_(std::move(prefix)) {
   const std::vector<std::string>& known = keys_of(schema_name);
   for (const auto& [key, node] : table_) {
     std::string name(key.str());
     if (std::find(known.begin(), known.end(), name) == known.end()) {
       fail(node, name, "unknown key");
     }
+    note(name, node);
   }
 }
 
 void TableReader::fail(const toml::node& node, const std::string& key,
                        const std::string& what) const {
-  throw ConfigError(origin_ + ":" + std::to_string(node.source().begin.line) + ": key '" + prefix_ +
-                    key + "': " + what);
+  throw ConfigError(context_.origin + ":" + std::to_string(node.source().begin.line) + ": key '" +
+                    prefix_ + key + "': " + what);
+}
+
+void TableReader::note(const std::string& key, const toml::node& node) const {
+  if (context_.source != nullptr) context_.source->lines[prefix_ + key] = node.source().begin.line;
 }
 
 void TableReader::string(const char* key, std::string& out) const {
@@ -72,9 +79,16 @@ void TableReader::string(const char* key, std::string& out) const {
   }
 }
 
+void TableReader::nonempty(const char* key, std::string& out, const char* expected) const {
+  string(key, out);
+  if (const toml::node* node = get(key); node != nullptr && out.empty()) {
+    fail(*node, key, std::string("expected ") + expected + ", got nothing");
+  }
+}
+
 void TableReader::boolean(const char* key, bool& out) const {
   if (const toml::node* node = get(key)) {
-    auto value = node->value<bool>();
+    auto value = node->value_exact<bool>();  // value<bool>() took 1 as true
     if (!value) fail(*node, key, "expected true or false");
     out = *value;
   }
@@ -83,10 +97,9 @@ void TableReader::boolean(const char* key, bool& out) const {
 void TableReader::real(const char* key, double& out, double min, double max) const {
   if (const toml::node* node = get(key)) {
     auto value = node->value<double>();  // integers are taken as numbers too
-    if (!value || *value < min || *value > max) {
-      std::ostringstream range;
-      range << "expected a number from " << min << " to " << max;
-      fail(*node, key, range.str());
+    // TOML has nan and inf: nan compares false with both bounds.
+    if (!value || !std::isfinite(*value) || *value < min || *value > max) {
+      fail(*node, key, "expected a number " + tier::values::range_text(min, max));
     }
     out = *value;
   }
@@ -98,6 +111,8 @@ void TableReader::checked(const char* key, std::string& out,
   if (const toml::node* node = get(key)) {
     try {
       check(out);
+    } catch (const tier::values::ValueError& e) {
+      fail(*node, key, e.why());
     } catch (const std::invalid_argument& e) {
       fail(*node, key, e.what());
     }

@@ -3,9 +3,8 @@
 #include "config_sections.hpp"
 
 #include <algorithm>
-#include <charconv>
+#include <cmath>
 #include <functional>
-#include <limits>
 #include <regex>
 #include <stdexcept>
 
@@ -15,23 +14,34 @@
 #include "tier/cpu/cpuset_backend.hpp"
 #include "tier/cpu/pool_spec.hpp"
 #include "tier/heat/selection.hpp"
+#include "tier/values/values.hpp"
 
 namespace tierd::detail {
 
 namespace {
 
-const toml::table* subtable(const toml::table& root, const char* name, const std::string& origin) {
+// The kernel's MAX_NUMNODES is at most 1 << 10 (CONFIG_NODES_SHIFT <= 10):
+// no node id, and so no tier rank, is above this.
+constexpr std::int64_t kMaxNodeId = 1023;
+
+[[noreturn]] void fail_at(const ParseContext& context, const toml::node& node,
+                          const std::string& key, const std::string& what) {
+  throw ConfigError(context.origin + ":" + std::to_string(node.source().begin.line) + ": key '" +
+                    key + "': " + what);
+}
+
+const toml::table* subtable(const toml::table& root, const char* name,
+                            const ParseContext& context) {
   const toml::node* node = root.get(name);
   if (node == nullptr) return nullptr;
   if (const toml::table* table = node->as_table()) return table;
-  throw ConfigError(origin + ":" + std::to_string(node->source().begin.line) + ": key '" + name +
-                    "': expected a table");
+  fail_at(context, *node, name, "expected a table");
 }
 
-void read_daemon(const toml::table& table, const std::string& origin, Config& config) {
-  TableReader reader(table, origin, "daemon", "daemon.");
-  reader.string("socket", config.socket);
-  reader.string("state", config.state_path);
+void read_daemon(const toml::table& table, const ParseContext& context, Config& config) {
+  TableReader reader(table, context, "daemon", "daemon.");
+  reader.nonempty("socket", config.socket, "a socket path");
+  reader.nonempty("state", config.state_path, "a file path");
   reader.checked("log_level", config.log_level, [](const std::string& level) {
     if (level != "error" && level != "warn" && level != "info" && level != "debug") {
       throw std::invalid_argument("expected one of error, warn, info, debug");
@@ -40,14 +50,14 @@ void read_daemon(const toml::table& table, const std::string& origin, Config& co
   reader.integer("epoch_ms", config.epoch_ms, 100, 3'600'000);
 }
 
-void read_metrics(const toml::table& table, const std::string& origin, Config& config) {
-  TableReader reader(table, origin, "metrics", "metrics.");
+void read_metrics(const toml::table& table, const ParseContext& context, Config& config) {
+  TableReader reader(table, context, "metrics", "metrics.");
   reader.checked("listen", config.metrics_listen,
                  [](const std::string& text) { parse_listen_address(text); });
 }
 
-void read_policy(const toml::table& table, const std::string& origin, Config& config) {
-  TableReader reader(table, origin, "policy", "policy.");
+void read_policy(const toml::table& table, const ParseContext& context, Config& config) {
+  TableReader reader(table, context, "policy", "policy.");
   reader.checked("name", config.policy, [](const std::string& name) {
     if (tier::policy::find_policy(name) == nullptr) {
       throw std::invalid_argument("unknown policy '" + name +
@@ -61,7 +71,9 @@ void read_policy(const toml::table& table, const std::string& origin, Config& co
     if (params == nullptr) reader.fail(*node, "params", "expected a table of name = number");
     for (const auto& [key, value] : *params) {
       auto number = value.value<double>();
-      if (!number) reader.fail(value, "params." + std::string(key.str()), "expected a number");
+      if (!number || !std::isfinite(*number)) {
+        reader.fail(value, "params." + std::string(key.str()), "expected a number");
+      }
       config.policy_params[std::string(key.str())] = *number;
     }
     try {
@@ -72,8 +84,8 @@ void read_policy(const toml::table& table, const std::string& origin, Config& co
   }
 }
 
-void read_kernel(const toml::table& table, const std::string& origin, Config& config) {
-  TableReader reader(table, origin, "kernel", "kernel.");
+void read_kernel(const toml::table& table, const ParseContext& context, Config& config) {
+  TableReader reader(table, context, "kernel", "kernel.");
   if (const toml::node* node = reader.get("numa_balancing")) {
     auto mode = node->value_exact<std::int64_t>();
     if (mode && *mode >= 0 && *mode <= 3) {
@@ -85,7 +97,7 @@ void read_kernel(const toml::table& table, const std::string& origin, Config& co
     }
   }
   if (const toml::node* node = reader.get("demotion_enabled")) {
-    if (auto on = node->value<bool>()) {
+    if (auto on = node->value_exact<bool>()) {
       config.demotion_enabled = *on;
     } else if (node->value<std::string>() != std::optional<std::string>("keep")) {
       reader.fail(*node, "demotion_enabled", "expected \"keep\", true or false");
@@ -93,8 +105,8 @@ void read_kernel(const toml::table& table, const std::string& origin, Config& co
   }
 }
 
-void read_placement_section(const toml::table& table, const std::string& origin, Config& config) {
-  TableReader reader(table, origin, "placement", "placement.");
+void read_placement_section(const toml::table& table, const ParseContext& context, Config& config) {
+  TableReader reader(table, context, "placement", "placement.");
   std::string mode = to_string(config.kernel_tiering);
   reader.checked("kernel_tiering", mode, [](const std::string& text) {
     if (!parse_kernel_tiering(text)) {
@@ -120,8 +132,8 @@ void read_placement_section(const toml::table& table, const std::string& origin,
   });
 }
 
-void read_pools(const toml::table& table, const std::string& origin, Config& config) {
-  TableReader reader(table, origin, "pools", "pools.");
+void read_pools(const toml::table& table, const ParseContext& context, Config& config) {
+  TableReader reader(table, context, "pools", "pools.");
   PoolsConfig& pools = config.pools;
   reader.boolean("enabled", pools.enabled);
   reader.checked("backend", pools.backend, [](const std::string& name) {
@@ -130,8 +142,11 @@ void read_pools(const toml::table& table, const std::string& origin, Config& con
           "expected \"auto\", \"cgroup-v2\", \"cgroup-v1\" or \"affinity\"");
     }
   });
+  // "" is the documented "none"; which CPUs exist is the machine check's
+  // question (config_check.cpp), the syntax is this one's. A list of blanks
+  // would parse as none: refused, as the value grammar refuses blanks.
   reader.checked("reserved", pools.reserved, [](const std::string& text) {
-    if (!tier::CpuList::parse(text)) {
+    if (text.find_first_of(" \t\n") != std::string::npos || !tier::CpuList::parse(text)) {
       throw std::invalid_argument("expected a CPU list like \"0\" or \"0-1,8\"");
     }
   });
@@ -147,8 +162,8 @@ void read_pools(const toml::table& table, const std::string& origin, Config& con
   });
 }
 
-void read_suppression(const toml::table& table, const std::string& origin, Config& config) {
-  TableReader reader(table, origin, "suppression", "suppression.");
+void read_suppression(const toml::table& table, const ParseContext& context, Config& config) {
+  TableReader reader(table, context, "suppression", "suppression.");
   SuppressionSettings& s = config.suppression;
   reader.boolean("enabled", s.enabled);
   reader.real("cpu_threshold", s.cpu_threshold, 0.01, 1.0);
@@ -192,7 +207,7 @@ void read_placement(const TableReader& reader, Entry& entry) {
 
 template <typename Entry>
 std::vector<Entry> read_entries(const toml::table& workloads, const char* name,
-                                const char* required, const std::string& origin,
+                                const char* required, const ParseContext& context,
                                 const std::function<void(const TableReader&, Entry&)>& read) {
   std::vector<Entry> entries;
   const toml::node* node = workloads.get(name);
@@ -200,20 +215,17 @@ std::vector<Entry> read_entries(const toml::table& workloads, const char* name,
   const std::string key = std::string("workloads.") + name;
   const toml::array* array = node->as_array();
   if (array == nullptr) {
-    throw ConfigError(origin + ":" + std::to_string(node->source().begin.line) + ": key '" + key +
-                      "': expected an array of tables ([[" + key + "]])");
+    fail_at(context, *node, key, "expected an array of tables ([[" + key + "]])");
   }
   for (std::size_t i = 0; i < array->size(); ++i) {
     const toml::table* table = array->get(i)->as_table();
     const std::string prefix = key + "[" + std::to_string(i) + "].";
     if (table == nullptr) {
-      throw ConfigError(origin + ":" + std::to_string(array->get(i)->source().begin.line) +
-                        ": key '" + key + "[" + std::to_string(i) + "]': expected a table");
+      fail_at(context, *array->get(i), key + "[" + std::to_string(i) + "]", "expected a table");
     }
-    TableReader reader(*table, origin, key, prefix);
+    TableReader reader(*table, context, key, prefix);
     if (table->get(required) == nullptr) {
-      throw ConfigError(origin + ":" + std::to_string(table->source().begin.line) + ": key '" +
-                        prefix + required + "': required");
+      fail_at(context, *table, prefix + required, "required");
     }
     Entry entry;
     read(reader, entry);
@@ -223,8 +235,8 @@ std::vector<Entry> read_entries(const toml::table& workloads, const char* name,
   return entries;
 }
 
-void read_workloads(const toml::table& table, const std::string& origin, Config& config) {
-  TableReader reader(table, origin, "workloads", "workloads.");
+void read_workloads(const toml::table& table, const ParseContext& context, Config& config) {
+  TableReader reader(table, context, "workloads", "workloads.");
   reader.checked("kubepods", config.kubepods, [](const std::string& path) {
     if (!path.empty() && path.front() != '/') {
       throw std::invalid_argument("expected an absolute cgroup directory path or \"\"");
@@ -236,7 +248,7 @@ void read_workloads(const toml::table& table, const std::string& origin, Config&
     }
   });
   config.watches = read_entries<CgroupWatch>(
-      table, "watch", "parent", origin, [](const TableReader& entry, CgroupWatch& watch) {
+      table, "watch", "parent", context, [](const TableReader& entry, CgroupWatch& watch) {
         entry.checked("parent", watch.parent, [](const std::string& path) {
           if (path.empty() || path.front() != '/') {
             throw std::invalid_argument("expected an absolute cgroup directory path");
@@ -244,7 +256,7 @@ void read_workloads(const toml::table& table, const std::string& origin, Config&
         });
       });
   config.rules = read_entries<ProcessRule>(
-      table, "rule", "match", origin, [](const TableReader& entry, ProcessRule& rule) {
+      table, "rule", "match", context, [](const TableReader& entry, ProcessRule& rule) {
         entry.checked("match", rule.match, [](const std::string& pattern) {
           if (pattern.empty()) throw std::invalid_argument("expected a non-empty regex");
           try {
@@ -256,9 +268,9 @@ void read_workloads(const toml::table& table, const std::string& origin, Config&
       });
 }
 
-void read_topology(const toml::table& table, const std::string& origin, Config& config) {
-  TableReader reader(table, origin, "topology", "topology.");
-  reader.string("root", config.topology_root);
+void read_topology(const toml::table& table, const ParseContext& context, Config& config) {
+  TableReader reader(table, context, "topology", "topology.");
+  reader.nonempty("root", config.topology_root, "a directory path");
   const toml::node* node = reader.get("tier_override");
   if (node == nullptr) return;
   const toml::table* overrides = node->as_table();
@@ -267,26 +279,31 @@ void read_topology(const toml::table& table, const std::string& origin, Config& 
   }
   for (const auto& [key, value] : *overrides) {
     const std::string name = "tier_override." + std::string(key.str());
-    auto rank = value.value<int64_t>();
-    // from_chars, unlike stoul, takes no sign or blanks and reports ids
-    // beyond unsigned: "-1" and "4294967296" were accepted as nodes
-    // 4294967295 and 0, and a rank of 2^32 as rank 0.
-    const std::string_view id_text = key.str();
-    unsigned id = 0;
-    const auto [end, ec] = std::from_chars(id_text.data(), id_text.data() + id_text.size(), id);
-    if (ec != std::errc() || end != id_text.data() + id_text.size() || !rank || *rank < 0 ||
-        *rank > std::numeric_limits<unsigned>::max()) {
-      reader.fail(value, name, "expected \"NODE\" = RANK with non-negative integers");
+    // The node id is text (a TOML key): the value grammar's integer, which
+    // takes no sign, blanks or digits past the range ("-1" and "4294967296"
+    // were once nodes 4294967295 and 0). Whether the node exists here is the
+    // machine check's question (config_check.cpp).
+    std::uint64_t id = 0;
+    try {
+      id = tier::values::parse_count(name, key.str(), 0, kMaxNodeId);
+    } catch (const tier::values::ValueError& e) {
+      reader.fail(value, name, "node id: " + e.why());
     }
-    config.tier_override[id] = static_cast<unsigned>(*rank);
+    auto rank = value.value_exact<std::int64_t>();
+    if (!rank || *rank < 0 || *rank > kMaxNodeId) {
+      reader.fail(value, name,
+                  "expected a tier rank, an integer from 0 to " + std::to_string(kMaxNodeId));
+    }
+    reader.note(name, value);
+    config.tier_override[static_cast<unsigned>(id)] = static_cast<unsigned>(*rank);
   }
 }
 
 }  // namespace
 
-void read_sections(const toml::table& root, const std::string& origin, Config& config) {
-  TableReader top(root, origin, "", "");
-  using Section = void (*)(const toml::table&, const std::string&, Config&);
+void read_sections(const toml::table& root, const ParseContext& context, Config& config) {
+  TableReader top(root, context, "", "");
+  using Section = void (*)(const toml::table&, const ParseContext&, Config&);
   // Listed as documented; [kernel] must come before [placement], whose
   // kernel_tiering = "own" refuses the [kernel] values read before it.
   const std::pair<const char*, Section> sections[] = {{"daemon", read_daemon},
@@ -299,7 +316,7 @@ void read_sections(const toml::table& root, const std::string& origin, Config& c
                                                       {"workloads", read_workloads},
                                                       {"topology", read_topology}};
   for (const auto& [name, read] : sections) {
-    if (const toml::table* table = subtable(root, name, origin)) read(*table, origin, config);
+    if (const toml::table* table = subtable(root, name, context)) read(*table, context, config);
   }
 }
 

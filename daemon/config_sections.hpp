@@ -7,11 +7,12 @@
 #include <string>
 
 #include "config.hpp"
+#include "config_reader.hpp"
 
 namespace tierd::detail {
 
 /// Reads every section of `root` into `config` (keys absent keep its
 /// values); throws ConfigError naming origin:line and the key.
-void read_sections(const toml::table& root, const std::string& origin, Config& config);
+void read_sections(const toml::table& root, const ParseContext& context, Config& config);
 
 }  // namespace tierd::detail

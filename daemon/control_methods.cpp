@@ -1,16 +1,21 @@
 // The control socket's methods (docs/api.md): what tierctl can ask and change.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
+#include <cctype>
+#include <chrono>
 #include <ctime>
 
+#include "config_check.hpp"
 #include "daemon.hpp"
 #include "heat_worker.hpp"
 #include "log.hpp"
 #include "tier/cpu/pool_spec.hpp"
+#include "tier/heat/selection.hpp"
 #include "tier/protocol/control_protocol.hpp"
 #include "tier/topology/topology_json.hpp"
-#include "workloads/procfs.hpp"
+#include "tier/values/values.hpp"
 
 namespace tierd {
 
@@ -26,47 +31,143 @@ const json::object& params_object(const json::value& params) {
   return params.as_object();  // the server made it an object
 }
 
-std::optional<std::string> optional_string(const json::object& params, const char* key) {
-  const json::value* value = params.if_contains(key);
-  if (value == nullptr || value->is_null()) return std::nullopt;
-  if (!value->is_string()) {
-    throw Error(ErrorCode::bad_request, std::string("\"") + key + "\" must be a string");
-  }
-  return std::string(value->as_string());
+// Every field a request carries is checked through the value grammar (the
+// one tierctl's flags and tierd.toml go through), named as the protocol
+// spells it ("\"pid\""), and refused as bad_request with the grammar's
+// sentence: "\"pid\" '0': expected a process id from 1 to 4194304".
+std::string field(std::string_view key) {
+  return "\"" + std::string(key) + "\"";
 }
 
+[[noreturn]] void refuse(const tier::values::ValueError& e) {
+  throw Error(ErrorCode::bad_request, e.what());
+}
+
+// The text the grammar reads: a string as it is, any other JSON value as
+// written (1.5, true, -3), so a number and its string spelling get the same
+// answer.
+std::string text_of(const json::value& value) {
+  return value.is_string() ? std::string(value.as_string()) : json::serialize(value);
+}
+
+const json::value* given(const json::object& params, const char* key) {
+  const json::value* value = params.if_contains(key);
+  return value == nullptr || value->is_null() ? nullptr : value;
+}
+
+/// A string field; with `expected`, "" is refused ("expected `expected`,
+/// got nothing") rather than taken as not given.
+std::optional<std::string> optional_string(const json::object& params, const char* key,
+                                           const char* expected = nullptr) {
+  const json::value* value = given(params, key);
+  if (value == nullptr) return std::nullopt;
+  if (!value->is_string()) {
+    refuse(tier::values::ValueError(field(key), text_of(*value), "expected a string"));
+  }
+  std::string text(value->as_string());
+  if (expected != nullptr && text.empty()) {
+    refuse(tier::values::ValueError(field(key), "",
+                                    std::string("expected ") + expected + ", got nothing"));
+  }
+  return text;
+}
+
+/// An integer field, as a JSON number or a decimal string.
 std::optional<std::int64_t> optional_int(const json::object& params, const char* key,
                                          std::int64_t min, std::int64_t max) {
-  const json::value* value = params.if_contains(key);
-  if (value == nullptr || value->is_null()) return std::nullopt;
-  std::int64_t number = 0;
-  if (value->is_int64()) {
-    number = value->as_int64();
-  } else if (value->is_uint64() && value->as_uint64() <= static_cast<std::uint64_t>(max)) {
-    number = static_cast<std::int64_t>(value->as_uint64());
-  } else {
-    throw Error(ErrorCode::bad_request, std::string("\"") + key + "\" must be an integer");
+  const json::value* value = given(params, key);
+  if (value == nullptr) return std::nullopt;
+  try {
+    return tier::values::parse_integer(field(key), text_of(*value), min, max);
+  } catch (const tier::values::ValueError& e) {
+    refuse(e);
   }
-  if (number < min || number > max) {
-    throw Error(ErrorCode::bad_request, std::string("\"") + key + "\" must be from " +
-                                            std::to_string(min) + " to " + std::to_string(max));
-  }
-  return number;
 }
 
-// "id": a workload id, or a pid as a number or a string.
+/// A process id field (1 to the kernel's PID_MAX_LIMIT), number or string.
+std::optional<pid_t> optional_pid(const json::object& params, const char* key) {
+  const json::value* value = given(params, key);
+  if (value == nullptr) return std::nullopt;
+  try {
+    return tier::values::parse_pid(field(key), text_of(*value));
+  } catch (const tier::values::ValueError& e) {
+    refuse(e);
+  }
+}
+
+// "id": a workload id ("pid:12", "cgroup:/..."), or a pid as a number or a
+// string, which is checked as one: "0" or "-5" is no pid, not an unknown id.
 std::string workload_key(const json::object& params) {
-  const json::value* id = params.if_contains("id");
-  if (id != nullptr && id->is_string()) return std::string(id->as_string());
-  if (id != nullptr && (id->is_int64() || id->is_uint64())) return json::serialize(*id);
-  throw Error(ErrorCode::bad_request, "\"id\" (a workload id or a pid) is required");
+  const json::value* id = given(params, "id");
+  if (id == nullptr) {
+    throw Error(ErrorCode::bad_request, "\"id\" (a workload id or a pid) is required");
+  }
+  const std::string text = text_of(*id);
+  const bool pid_like = !id->is_string() ||
+                        (!text.empty() && (std::isdigit(static_cast<unsigned char>(text[0])) != 0 ||
+                                           text[0] == '-' || text[0] == '+'));
+  if (id->is_string() && text.empty()) {
+    refuse(tier::values::ValueError("\"id\"", "", "expected a workload id or a pid, got nothing"));
+  }
+  if (!pid_like) return text;
+  try {
+    return "pid:" + std::to_string(tier::values::parse_pid("\"id\"", text));
+  } catch (const tier::values::ValueError& e) {
+    refuse(e);
+  }
 }
 
-std::string checked_pool(const std::string& pool) {
+// A pool's spelling (PoolSpec), and a numa:N pool's node on this machine.
+std::string checked_pool(const std::string& pool, const tier::Topology& topology) {
   if (std::string error; !tier::cpu::PoolSpec::parse(pool, &error)) {
     throw Error(ErrorCode::bad_request, "\"pool\": " + error);
   }
+  try {
+    require_pool_node(field("pool"), pool, node_ids(topology));
+  } catch (const tier::values::ValueError& e) {
+    refuse(e);
+  }
   return pool;
+}
+
+// "auto", a source name, or two names "primary,cross-check" (as tierctl
+// heat --source): unknown names are the caller's mistake, refused before
+// the worker starts; an unavailable source is the worker's `failed`.
+std::string checked_source(const std::string& spec) {
+  if (spec == "auto") return spec;
+  const auto& names = tier::heat::source_names();
+  std::size_t parts = 0;
+  for (std::size_t start = 0; start <= spec.size(); ++parts) {
+    const std::size_t comma = std::min(spec.find(',', start), spec.size());
+    const std::string_view name(spec.data() + start, comma - start);
+    if (std::find(names.begin(), names.end(), name) == names.end() || parts == 2) {
+      std::string known = "auto";
+      for (std::string_view n : names) known += ", " + std::string(n);
+      refuse(tier::values::ValueError(field("source"), spec,
+                                      "expected auto, a heat source or two separated by a comma "
+                                      "(sources: " +
+                                          known + ")"));
+    }
+    start = comma + 1;
+  }
+  return spec;
+}
+
+// "duration_ms": milliseconds as a number, or a string the duration grammar
+// reads ("2s", "500ms", "1500"); 100 ms to 10 s, 1 s when not given.
+std::chrono::milliseconds heat_duration(const json::object& params) {
+  using namespace std::chrono_literals;
+  const json::value* value = given(params, "duration_ms");
+  if (value == nullptr) return 1000ms;
+  try {
+    if (value->is_string()) {
+      return tier::values::parse_duration(field("duration_ms"), value->as_string(), 100ms, 10'000ms,
+                                          1ms);
+    }
+  } catch (const tier::values::ValueError& e) {
+    refuse(e);
+  }
+  return std::chrono::milliseconds(*optional_int(params, "duration_ms", 100, 10'000));
 }
 
 // Only the process's owner or root may watch its accesses: heat reveals the
@@ -124,19 +225,26 @@ void Daemon::add_control_methods() {
     notifier_.ready(serving_status(last_reload_->message));
     return json::value{{"reloaded", true}, {"changes", std::move(changes)}};
   });
-  s.add_async_method("heat", Access::read,
-                     [this](const json::value& p, const Peer& peer, ControlServer::Done done) {
-                       const json::object& params = params_object(p);
-                       HeatRequest request;
-                       auto pid = optional_int(params, "pid", 1, 4'194'304);
-                       if (!pid) throw Error(ErrorCode::bad_request, "\"pid\" is required");
-                       request.pid = static_cast<int>(*pid);
-                       request.duration = std::chrono::milliseconds(
-                           optional_int(params, "duration_ms", 100, 10'000).value_or(1000));
-                       request.source = optional_string(params, "source").value_or("auto");
-                       require_heat_access(peer, request.pid);
-                       heat_->start(request, topology_, std::move(done));
-                     });
+  s.add_async_method(
+      "heat", Access::read,
+      [this](const json::value& p, const Peer& peer, ControlServer::Done done) {
+        const json::object& params = params_object(p);
+        HeatRequest request;
+        auto pid = optional_pid(params, "pid");
+        if (!pid) throw Error(ErrorCode::bad_request, "\"pid\" is required");
+        request.pid = *pid;
+        request.duration = heat_duration(params);
+        request.source = checked_source(
+            optional_string(params, "source", "auto or a heat source").value_or("auto"));
+        if (!options_.root.exists("/proc/" + std::to_string(request.pid))) {
+          throw Error(
+              ErrorCode::not_found,
+              tier::values::ValueError(field("pid"), std::to_string(request.pid), "no such process")
+                  .what());
+        }
+        require_heat_access(peer, request.pid);
+        heat_->start(request, topology_, std::move(done));
+      });
 }
 
 json::value Daemon::workloads_json() const {
@@ -171,9 +279,9 @@ json::value Daemon::workloads_json() const {
 json::value Daemon::register_workload(const json::value& p) {
   const json::object& params = params_object(p);
   RegisterRequest request;
-  if (auto pid = optional_int(params, "pid", 1, 4'194'304)) request.pid = static_cast<pid_t>(*pid);
-  request.cgroup = optional_string(params, "cgroup").value_or("");
-  request.name = optional_string(params, "name").value_or("");
+  request.pid = optional_pid(params, "pid");
+  request.cgroup = optional_string(params, "cgroup", "a cgroup directory path").value_or("");
+  request.name = optional_string(params, "name", "a name").value_or("");
   if (auto word = optional_string(params, "class")) {
     auto parsed = parse_workload_class(*word);
     if (!parsed) {
@@ -183,7 +291,7 @@ json::value Daemon::register_workload(const json::value& p) {
     request.workload_class = *parsed;
   }
   request.priority = static_cast<int>(optional_int(params, "priority", -1000, 1000).value_or(0));
-  request.pool = checked_pool(optional_string(params, "pool").value_or("shared"));
+  request.pool = checked_pool(optional_string(params, "pool").value_or("shared"), *topology_);
   if (auto quota = optional_string(params, "quota")) {
     try {
       request.quota = parse_quota(*quota);
@@ -246,8 +354,7 @@ json::value Daemon::update_workload(const json::value& p) {
   auto pool = optional_string(params, "pool");
   if (!pool)
     throw Error(ErrorCode::bad_request, "\"pool\" is required (the only field update changes)");
-  checked_pool(*pool);
-  if (auto pid = detail::parse_pid(key)) key = "pid:" + std::to_string(*pid);
+  checked_pool(*pool, *topology_);
   const Workload* current = registry_.find(key);
   if (current == nullptr)
     throw Error(ErrorCode::not_found, "no workload '" + key + "' is registered");
@@ -296,7 +403,7 @@ json::value Daemon::policy_json() const {
 
 json::value Daemon::set_policy(const json::value& p) {
   const json::object& params = params_object(p);
-  auto name = optional_string(params, "name");
+  auto name = optional_string(params, "name", "a policy name");
   if (!name) throw Error(ErrorCode::bad_request, "\"name\" is required");
   if (tier::policy::find_policy(*name) == nullptr) {
     throw Error(ErrorCode::not_found,
@@ -307,8 +414,8 @@ json::value Daemon::set_policy(const json::value& p) {
     if (!values->is_object()) throw Error(ErrorCode::bad_request, "\"params\" must be an object");
     for (const auto& [key, value] : values->as_object()) {
       if (!value.is_number()) {
-        throw Error(ErrorCode::bad_request,
-                    "parameter '" + std::string(key) + "' must be a number");
+        refuse(tier::values::ValueError(field("params." + std::string(key)), text_of(value),
+                                        "expected a number"));
       }
       given[std::string(key)] = value.to_number<double>();
     }

@@ -4,10 +4,13 @@
 #include <ctime>
 #include <filesystem>
 #include <sstream>
+#include <stdexcept>
 
+#include "config_check.hpp"
 #include "heat_worker.hpp"
 #include "log.hpp"
 #include "tier/topology/topology_text.hpp"
+#include "tier/values/values.hpp"
 #include "workloads/pod_overrides.hpp"
 #include "workloads/state_file.hpp"
 
@@ -49,6 +52,14 @@ std::optional<KubepodsWatch> kubepods_watch(const Config& config) {
   return watch;
 }
 
+// Several errors, one per line, as one line: "first; second".
+std::string one_line(std::string text) {
+  for (std::size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at)) {
+    text.replace(at, 1, "; ");
+  }
+  return text;
+}
+
 void log_lines(const std::vector<std::string>& lines, const char* prefix) {
   for (const std::string& line : lines) log::info() << prefix << line;
 }
@@ -58,19 +69,34 @@ void warn_lines(const std::vector<std::string>& lines, const char* prefix) {
 
 }  // namespace
 
-Config load_config(const Options& options) {
-  Config config = options.config_path.empty()
-                      ? parse_config(embedded_default_config(), "<embedded>")
-                      : load_config_file(options.config_path);
-  if (!options.socket.empty()) config.socket = options.socket;
-  if (!options.state.empty()) config.state_path = options.state;
-  if (!options.metrics.empty()) {
-    try {
-      parse_listen_address(options.metrics);
-    } catch (const std::invalid_argument& e) {
-      throw ConfigError("--metrics '" + options.metrics + "': " + e.what());
+Config load_config(const Options& options, ConfigSource* source) {
+  Config config = options.config_path
+                      ? load_config_file(*options.config_path, source)
+                      : parse_config(embedded_default_config(), "<embedded>", source);
+  // A flag given empty is a mistake to show ("--socket $UNSET"), not "use
+  // the file's value".
+  const auto override_with = [source](const char* flag, const char* key,
+                                      const std::optional<std::string>& value, const char* what,
+                                      std::string& out) {
+    if (!value) return;
+    if (value->empty()) {
+      throw ConfigError(
+          tier::values::ValueError(flag, "", std::string("expected ") + what + ", got nothing")
+              .what());
     }
-    config.metrics_listen = options.metrics;
+    out = *value;
+    if (source != nullptr) source->flags[key] = flag;
+  };
+  override_with("--socket", "daemon.socket", options.socket, "a socket path", config.socket);
+  override_with("--state", "daemon.state", options.state, "a file path", config.state_path);
+  override_with("--metrics", "metrics.listen", options.metrics, "ADDR:PORT or off",
+                config.metrics_listen);
+  if (options.metrics) {
+    try {
+      parse_listen_address(*options.metrics);
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError("--metrics '" + *options.metrics + "': " + e.what());
+    }
   }
   return config;
 }
@@ -216,7 +242,11 @@ void Daemon::reload_from_signal() {
 // daemon exactly as it was.
 std::vector<std::string> Daemon::reload() {
   try {
-    Config next = load_config(options_);
+    ConfigSource source;
+    Config next = load_config(options_, &source);
+    // Against the machine before anything changes: an error refuses the
+    // whole file, as a parse error does.
+    enforce(check_config(next, source, options_.root));
     auto topology = std::make_shared<const tier::Topology>(load_topology(next));
     std::vector<std::string> changes = config_changes(config_, next);
     for (const std::string& change : changes) log::info() << "reload: " << change;
@@ -268,12 +298,13 @@ std::vector<std::string> Daemon::reload() {
     last_reload_ = ReloadNote{true, "configuration reloaded", unix_now()};
     return changes;
   } catch (const std::exception& e) {
-    // ConfigError messages already name file:line and key.
+    // ConfigError messages already name file:line and key, one per line.
     log::error() << "reload failed, keeping the running configuration: " << e.what();
-    last_reload_ = ReloadNote{
-        false, "reload failed (" + std::string(e.what()) + "), running configuration kept",
-        unix_now()};
-    throw;
+    const std::string why = one_line(e.what());
+    last_reload_ =
+        ReloadNote{false, "reload failed (" + why + "), running configuration kept", unix_now()};
+    // The status line and the control reply are one line each.
+    throw std::runtime_error(why);
   }
 }
 

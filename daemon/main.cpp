@@ -1,15 +1,18 @@
 // tierd: the tier daemon (docs/systemd.md, docs/configuration.md, docs/api.md).
 // This file is the command line; daemon.hpp is the process.
 #include <CLI/CLI.hpp>
+#include <cstring>
 #include <iostream>
 #include <memory>
 
+#include "config_check.hpp"
 #include "daemon.hpp"
 #include "log.hpp"
 #include "service_notifier.hpp"
 #include "tier/heat/report_json.hpp"
 #include "tier/heat/selection.hpp"
 #include "tier/policy/policy.hpp"
+#include "tier/values/values.hpp"
 #include "tier/version.hpp"
 
 namespace {
@@ -19,7 +22,11 @@ namespace {
 int report_failure(tierd::ServiceNotifier* notifier, const char* what, int exit_code) noexcept {
   try {
     tierd::log::error() << what;
-    if (notifier != nullptr) notifier->status(std::string("failed: ") + what);
+    // Several errors come one per line; STATUS= is one line.
+    const std::string first(what, std::strcspn(what, "\n"));
+    if (notifier != nullptr) {
+      notifier->status("failed: " + first + (what[first.size()] != '\0' ? " (and more)" : ""));
+    }
   } catch (...) {
     // Out of memory while reporting: the exit code still says it failed.
   }
@@ -31,8 +38,9 @@ void list_policies(std::ostream& out) {
     out << info.name << "  " << info.description << "\n";
     if (info.params.empty()) out << "    (no parameters)\n";
     for (const tier::policy::ParamSpec& spec : info.params) {
-      out << "    " << spec.name << " = " << spec.default_value << "  [" << spec.min << ", "
-          << spec.max << "]  " << spec.description << "\n";
+      out << "    " << spec.name << " = " << tier::values::plain(spec.default_value) << "  ["
+          << tier::values::plain(spec.min) << ", " << tier::values::plain(spec.max) << "]  "
+          << spec.description << "\n";
     }
   }
 }
@@ -67,7 +75,9 @@ int tierd_main(int argc, char** argv) {
                "Stay in the foreground (the only mode: systemd's Type=notify expects it)");
   app.add_flag("--status-line", options.status_line,
                "Print a one-line status on stdout every policy tick (make run)");
-  app.add_flag("--check-config", options.check_config, "Validate the configuration and exit");
+  app.add_flag("--check-config", options.check_config,
+               "Validate the configuration, its syntax and then against this machine, print the "
+               "verdict and exit (0 valid, 2 not; warnings are logged)");
   app.add_flag("--print-default-config", options.print_default_config,
                "Print the embedded default configuration and exit");
   app.add_flag("--list-policies", options.list_policies,
@@ -96,9 +106,20 @@ int tierd_main(int argc, char** argv) {
   std::unique_ptr<tierd::ServiceNotifier> notifier;
   try {
     notifier = tierd::make_systemd_notifier();
-    tierd::Config config = tierd::load_config(options);
+    tierd::ConfigSource source;
+    tierd::Config config = tierd::load_config(options, &source);
+    // Against the machine: warnings logged, errors stop here (exit 2) before
+    // anything is changed.
+    const tierd::ConfigCheck check = tierd::check_config(config, source, options.root);
+    tierd::enforce(check);
     if (options.check_config) {
-      std::cout << "tierd: configuration " << options.origin() << " is valid\n";
+      const std::size_t warnings = check.warnings().size();
+      std::cout << "tierd: " << options.describe_origin() << " is valid";
+      // The warnings themselves went to the log (stderr) at warning level.
+      if (warnings > 0) {
+        std::cout << ", with " << warnings << " warning" << (warnings > 1 ? "s" : "");
+      }
+      std::cout << "\n";
       return 0;
     }
     return tierd::Daemon(options, std::move(config), *notifier).run();

@@ -11,10 +11,12 @@
 namespace tierd {
 
 struct Options {
-  std::string config_path;  // empty: the embedded default
-  std::string socket;       // --socket
-  std::string metrics;      // --metrics ADDR:PORT|off
-  std::string state;        // --state PATH
+  // Each nullopt when its flag is not given; given empty is an error
+  // (load_config), never "not given".
+  std::optional<std::string> config_path;  // --config FILE; nullopt: the embedded default
+  std::optional<std::string> socket;       // --socket PATH
+  std::optional<std::string> metrics;      // --metrics ADDR:PORT|off
+  std::optional<std::string> state;        // --state PATH
   bool foreground = false;
   bool check_config = false;
   bool print_default_config = false;
@@ -28,11 +30,17 @@ struct Options {
   /// it redirects only the topology and node-memory reads.
   tier::SysRoot root;
 
-  std::string origin() const { return config_path.empty() ? "<embedded>" : config_path; }
+  std::string origin() const { return config_path.value_or("<embedded>"); }
+  /// "configuration /etc/tier/tierd.toml", "the embedded default configuration".
+  std::string describe_origin() const {
+    return config_path ? "configuration " + *config_path : "the embedded default configuration";
+  }
 };
 
 /// The configuration from --config (or the embedded default) with the
-/// command-line overrides applied; throws ConfigError.
-Config load_config(const Options& options);
+/// command-line overrides applied; throws ConfigError (a flag given empty,
+/// --config naming a directory or nothing, a bad file). `source`, when
+/// given, receives where each key came from (the flags included).
+Config load_config(const Options& options, ConfigSource* source = nullptr);
 
 }  // namespace tierd

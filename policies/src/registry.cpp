@@ -3,6 +3,7 @@
 #include "balanced_policy.hpp"
 #include "static_policy.hpp"
 #include "tier/policy/policy.hpp"
+#include "tier/values/values.hpp"
 #include "tpp_policy.hpp"
 
 namespace tier::policy {
@@ -41,10 +42,12 @@ Params resolve_params(const PolicyInfo& info, const Params& given) {
       throw std::invalid_argument("policy '" + info.name + "' has no parameter '" + name + "'" +
                                   (info.params.empty() ? " (it takes none)" : ""));
     }
+    // Plain numbers both ways (tier::values): std::to_string wrote 0.5 as
+    // 0.500000 and a bound of 1e6 as 1000000.000000.
     if (!(value >= spec->min && value <= spec->max)) {
       throw std::invalid_argument(
-          "policy '" + info.name + "' parameter '" + name + "' = " + std::to_string(value) +
-          " is outside [" + std::to_string(spec->min) + ", " + std::to_string(spec->max) + "]");
+          "policy '" + info.name + "' parameter '" + name + "': expected a number " +
+          tier::values::range_text(spec->min, spec->max) + ", got " + tier::values::plain(value));
     }
     resolved[name] = value;
   }

@@ -33,10 +33,9 @@ TEST(DaemonConfig, ErrorsNameFileLineAndKey) {
             "test.toml:2: key 'daemon.log_level': expected one of error, warn, info, debug");
   EXPECT_EQ(error_of("[daemon]\nsocket = 5\n"),
             "test.toml:2: key 'daemon.socket': expected a string");
-  EXPECT_EQ(
-      error_of("[topology]\ntier_override = { \"x\" = 1 }\n"),
-      "test.toml:2: key 'topology.tier_override.x': expected \"NODE\" = RANK with non-negative "
-      "integers");
+  EXPECT_EQ(error_of("[topology]\ntier_override = { \"x\" = 1 }\n"),
+            "test.toml:2: key 'topology.tier_override.x': node id: expected an integer from 0 to "
+            "1023");
   EXPECT_NE(error_of("[daemon\n").find("test.toml:1: "), std::string::npos);
 }
 
@@ -124,13 +123,21 @@ TEST(DaemonConfig, PoolsAndSuppressionReadAndRefuseBadValuesByKey) {
             "\"\"");
 }
 
-TEST(DaemonConfig, UnreadableFileIsNamed) {
-  try {
-    load_config_file("/nonexistent/tierd.toml");
-    FAIL();
-  } catch (const ConfigError& e) {
-    EXPECT_EQ(std::string(e.what()), "/nonexistent/tierd.toml: cannot read configuration file");
-  }
+TEST(DaemonConfig, MissingFileOrDirectoryIsNamedWithItsFlag) {
+  const auto error_loading = [](const std::string& path) {
+    try {
+      load_config_file(path);
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error_loading("/nonexistent/tierd.toml"),
+            "--config '/nonexistent/tierd.toml': no such file");
+  // A directory opens and reads as an empty file: it once validated as the
+  // defaults.
+  EXPECT_EQ(error_loading("/"), "--config '/': is a directory, expected a file");
+  EXPECT_EQ(error_loading(""), "--config '': expected a file, got nothing");
 }
 
 }  // namespace

@@ -813,6 +813,61 @@ TEST(SimCli, BadArgumentsExitTwoWithUsage) {
   EXPECT_NE(help.out.find("Examples:"), std::string::npos);
 }
 
+// Every value flag goes through the value grammar: empty, negative, huge,
+// non-numeric and out-of-range texts exit 2 naming the flag, the text and
+// the range; nothing is simulated (no table on stdout, no file written).
+TEST(SimCli, BadValuesNameTheFlagAndExitTwo) {
+  test::TempDir dir("tier-sim-values");
+  const std::string plans = (dir.path() / "plans.txt").string();
+  struct Bad {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<Bad> table = {
+      {{"--size", ""}, "--size '': expected a size 1 or more, got nothing"},
+      {{"--size", "-1"}, "--size '-1': expected a size in bytes"},
+      {{"--size", "99999999999999999999"}, "--size '99999999999999999999': expected a size"},
+      {{"--hot", "lots"}, "--hot 'lots': expected a size"},
+      {{"--pages", "0"}, "--pages '0': expected an integer 1 or more"},
+      {{"--epochs", ""}, "--epochs '': expected an integer 1 or more, got nothing"},
+      {{"--epochs", "-3"}, "--epochs '-3': expected an integer 1 or more"},
+      {{"--hot-fraction", "1.5"}, "--hot-fraction '1.5': expected a number from 0 to 1"},
+      {{"--online-share", "-0.1"}, "--online-share '-0.1': expected a number from 0 to 1"},
+      {{"--theta", "1e3"}, "--theta '1e3': expected a number 0 or more"},
+      {{"--epoch-s", "0"}, "--epoch-s '0': expected a number above 0"},
+      {{"--budget-mbps", "2000000"},
+       "--budget-mbps '2000000': expected a number from 0 to 1000000"},
+      {{"--page-size", "3000"}, "--page-size '3000': expected a power of two from 1 to 1G"},
+      {{"--cpu-node", "7"}, "--cpu-node '7': no such NUMA node 7 on this machine (nodes: 0-1)"},
+      {{"--cpu-node", ""}, "--cpu-node '': expected an integer 0 or more, got nothing"},
+      {{"--cpu-node", "-1"}, "--cpu-node '-1': expected an integer 0 or more"},
+      {{"--param", "x=abc"}, "--param x 'abc': expected a number in plain notation"},
+      {{"--topology", "/etc/passwd"}, "--topology '/etc/passwd': is a file, expected a directory"},
+      {{"--trace", ""}, "--trace '': expected a file, got nothing"},
+      {{"--trace", dir.path().string()},
+       "--trace '" + dir.path().string() + "': is a directory, expected a file"},
+      {{"--plans", "/nonexistent-dir/plans.txt"},
+       "--plans '/nonexistent-dir/plans.txt': directory /nonexistent-dir does not exist"},
+      {{"--every", "0", "--plans", plans}, "--every '0': expected an integer 1 or more"},
+  };
+  for (const Bad& bad : table) {
+    // A short run unless the flag under test is one of these (given twice
+    // is a CLI11 error of its own).
+    std::vector<std::string> argv{kTierSim};
+    for (const char* base : {"--epochs", "--pages"}) {
+      if (std::find(bad.args.begin(), bad.args.end(), base) == bad.args.end()) {
+        argv.insert(argv.end(), {base, base == std::string("--epochs") ? "2" : "64"});
+      }
+    }
+    argv.insert(argv.end(), bad.args.begin(), bad.args.end());
+    const test::CommandResult r = test::run_command(argv);
+    EXPECT_EQ(r.exit_code, 2) << bad.message << ": " << r.err;
+    EXPECT_NE(r.err.find("tier-sim: " + bad.message), std::string::npos) << r.err;
+    EXPECT_EQ(r.out.find("EPOCH"), std::string::npos) << bad.message;
+  }
+  EXPECT_FALSE(std::filesystem::exists(plans));
+}
+
 TEST(SimCli, JsonReportAndAWrittenTraceReplaysTheSame) {
   test::TempDir dir("tier-sim");
   const std::string file = (dir.path() / "t.trace").string();
@@ -841,8 +896,11 @@ TEST(SimCli, JsonReportAndAWrittenTraceReplaysTheSame) {
   EXPECT_NE(table.out.find("EPOCH   FAST%  ORACLE%"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("migrated 0 B"), std::string::npos) << table.out;
 
+  // A trace file that is not there is bad input, named with its flag.
   const test::CommandResult missing = test::run_command({kTierSim, "--trace", file + ".nope"});
-  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("--trace '" + file + ".nope': no such file"), std::string::npos)
+      << missing.err;
 }
 
 }  // namespace

@@ -23,3 +23,8 @@ tier_unit_test(tierd_pools_test unit/tierd_pools_test.cpp LOCKS cpuset)
 target_link_libraries(tierd_pools_test PRIVATE Boost::json)
 target_include_directories(tierd_pools_test PRIVATE ${PROJECT_SOURCE_DIR}/libtier/src)
 add_dependencies(tierd_pools_test tierd)
+# Every config input (issue 16): one table per section, the machine checks
+# against fixture trees, tierd's flags (runs the binary).
+tier_unit_test(tierd_config_input_test unit/tierd_config_input_test.cpp)
+target_link_libraries(tierd_config_input_test PRIVATE tierd_core)
+add_dependencies(tierd_config_input_test tierd)

@@ -138,6 +138,123 @@ TEST_F(Tierd, RegistrationErrorsHaveCodesAndChangeNothing) {
   EXPECT_EQ(tierd.stop().exit_code, 0);
 }
 
+// Every field of every method through the value grammar: the refusal is
+// bad_request naming the field (a process that does not exist: not_found),
+// and nothing was registered or changed.
+struct FieldCase {
+  const char* method;
+  json::object params;
+  const char* code;
+  std::string message;  // a part of the error
+};
+
+TEST_F(Tierd, EveryRequestFieldIsCheckedAndNamedAndChangesNothing) {
+  TierdInstance tierd(dir_.path(), fast_config());
+  ASSERT_TRUE(tierd.start()) << tierd.log_so_far();
+  const std::int64_t self = ::getpid();
+  const std::string pid_range = "expected a process id from 1 to 4194304";
+  const std::vector<FieldCase> cases = {
+      {"workloads.register", {{"pid", 0}}, "bad_request", "\"pid\" '0': " + pid_range},
+      {"workloads.register", {{"pid", -1}}, "bad_request", "\"pid\" '-1': " + pid_range},
+      {"workloads.register", {{"pid", 5'000'000}}, "bad_request", "'5000000': " + pid_range},
+      {"workloads.register", {{"pid", "abc"}}, "bad_request", "\"pid\" 'abc': " + pid_range},
+      {"workloads.register", {{"pid", ""}}, "bad_request", "\"pid\" '': " + pid_range},
+      {"workloads.register", {{"pid", true}}, "bad_request", "\"pid\" 'true': " + pid_range},
+      {"workloads.register", {{"pid", 4'000'000}}, "not_found", "no process"},
+      {"workloads.register",
+       {{"cgroup", ""}},
+       "bad_request",
+       "\"cgroup\" '': expected a cgroup directory path, got nothing"},
+      {"workloads.register", {{"pid", self}, {"name", ""}}, "bad_request", "\"name\" '': "},
+      {"workloads.register", {{"pid", self}, {"class", ""}}, "bad_request", "\"class\""},
+      {"workloads.register",
+       {{"pid", self}, {"priority", 1001}},
+       "bad_request",
+       "\"priority\" '1001': expected an integer from -1000 to 1000"},
+      {"workloads.register",
+       {{"pid", self}, {"priority", "high"}},
+       "bad_request",
+       "\"priority\" 'high': expected an integer from -1000 to 1000"},
+      {"workloads.register",
+       {{"pid", self}, {"budget_mbps", -1}},
+       "bad_request",
+       "\"budget_mbps\" '-1': expected an integer from 0 to 100000"},
+      {"workloads.register",
+       {{"pid", self}, {"budget_mbps", 1.5}},
+       "bad_request",
+       "\"budget_mbps\""},
+      {"workloads.register", {{"pid", self}, {"pool", ""}}, "bad_request", "\"pool\": "},
+      {"workloads.register",
+       {{"pid", self}, {"pool", "exclusive:0"}},
+       "bad_request",
+       "K must be at least 1"},
+      {"workloads.register",
+       {{"pid", self}, {"pool", "numa:1023"}},
+       "bad_request",
+       "\"pool\" 'numa:1023': no such NUMA node 1023 on this machine (nodes: "},
+      {"workloads.register",
+       {{"pid", self}, {"quota", "lots"}},
+       "bad_request",
+       "\"quota\": invalid quota 'lots'"},
+      {"workloads.unregister", {{"id", ""}}, "bad_request", "\"id\" '': "},
+      {"workloads.unregister", {{"id", "0"}}, "bad_request", "\"id\" '0': " + pid_range},
+      {"workloads.unregister", {{"id", -5}}, "bad_request", "\"id\" '-5': " + pid_range},
+      {"workloads.unregister", {{"id", "pid:1"}}, "not_found", "no workload 'pid:1'"},
+      {"workloads.update", {{"id", "0"}, {"pool", "shared"}}, "bad_request", pid_range},
+      {"workloads.update",
+       {{"id", self}, {"pool", "numa:1023"}},
+       "bad_request",
+       "no such NUMA node 1023"},
+      {"heat", {{"pid", 0}}, "bad_request", "\"pid\" '0': " + pid_range},
+      {"heat",
+       {{"pid", self}, {"duration_ms", 50}},
+       "bad_request",
+       "\"duration_ms\" '50': expected an integer from 100 to 10000"},
+      {"heat",
+       {{"pid", self}, {"duration_ms", "20s"}},
+       "bad_request",
+       "\"duration_ms\" '20s': expected milliseconds or a duration with ms, s, m or h from "
+       "100ms to 10s"},
+      {"heat", {{"pid", self}, {"duration_ms", ""}}, "bad_request", "\"duration_ms\" '': "},
+      {"heat", {{"pid", self}, {"source", ""}}, "bad_request", "\"source\" '': "},
+      {"heat",
+       {{"pid", self}, {"source", "crystal"}},
+       "bad_request",
+       "\"source\" 'crystal': expected auto, a heat source or two"},
+      {"heat",
+       {{"pid", self}, {"source", "damon,pmu,idle-page"}},
+       "bad_request",
+       "\"source\" 'damon,pmu,idle-page'"},
+      {"heat", {{"pid", 4'000'000}}, "not_found", "\"pid\" '4000000': no such process"},
+      {"policy.set", {{"name", ""}}, "bad_request", "\"name\" '': expected a policy name"},
+      {"policy.set",
+       {{"name", "balanced"}, {"params", {{"budget_mbps", "lots"}}}},
+       "bad_request",
+       "\"params.budget_mbps\" 'lots': expected a number"},
+      {"policy.set",
+       {{"name", "balanced"}, {"params", {{"budget_mbps", -1}}}},
+       "bad_request",
+       "parameter 'budget_mbps': expected a number from 0 to 100000, got -1"},
+  };
+  for (const FieldCase& c : cases) {
+    const json::object reply = tierd.call(c.method, c.params);
+    SCOPED_TRACE(std::string(c.method) + " " + json::serialize(c.params));
+    EXPECT_EQ(code(reply), c.code) << json::serialize(reply);
+    const std::string error =
+        reply.contains("error") ? std::string(reply.at("error").as_string()) : "";
+    EXPECT_NE(error.find(c.message), std::string::npos) << error;
+  }
+  EXPECT_TRUE(workloads(tierd).empty());
+  EXPECT_EQ(tierd.result("policy.get").at("name").as_string(), "static");
+  // The grammar reads numbers given as strings too.
+  json::object reply =
+      tierd.call("workloads.register", {{"pid", std::to_string(self)}, {"priority", "10"}});
+  ASSERT_TRUE(ok(reply)) << json::serialize(reply);
+  EXPECT_EQ(reply.at("result").at("workload").at("priority").as_int64(), 10);
+  EXPECT_TRUE(ok(tierd.call("workloads.unregister", {{"id", std::to_string(self)}})));
+  EXPECT_EQ(tierd.stop().exit_code, 0);
+}
+
 // A real cgroup tree (cgroup v1 pids hierarchy or v2): each child of the
 // watched parent becomes a workload; removing it drops the workload.
 TEST_F(Tierd, WatchedParentCgroupChildrenComeAndGo) {
@@ -378,6 +495,59 @@ TEST_F(Tierd, ReloadOverTheSocketAppliesAGoodFileAndKeepsTheOldOnABadOne) {
   json::object status = tierd.result("status");
   EXPECT_EQ(status.at("config").at("tick_ms").as_int64(), 500);
   EXPECT_FALSE(status.at("last_reload").at("ok").as_bool());
+  EXPECT_EQ(tierd.stop().exit_code, 0);
+}
+
+// A file that parses but cannot work on this machine (a tier override for
+// node 1023, which no test machine has) is refused whole, over the socket
+// and on SIGHUP: the policy, the timers and the log level stay as they run.
+TEST_F(Tierd, ReloadRefusedByTheMachineCheckKeepsTheRunningConfiguration) {
+  TierdInstance tierd(dir_.path(), fast_config());
+  ASSERT_TRUE(tierd.start()) << tierd.log_so_far();
+  const std::string bad =
+      "[daemon]\nepoch_ms = 300\nlog_level = \"debug\"\n[policy]\nname = \"tpp\"\n"
+      "tick_ms = 700\n[topology]\ntier_override = { \"1023\" = 1 }\n";
+  write_text_file(dir_.path() / "tierd.toml", bad);
+  const std::string why = (dir_.path() / "tierd.toml").string() +
+                          ":8: key 'topology.tier_override.1023': no such NUMA node 1023 on "
+                          "this machine (nodes: ";
+  const auto unchanged = [&tierd] {
+    json::object status = tierd.result("status");
+    EXPECT_EQ(status.at("config").at("tick_ms").as_int64(), 200);
+    EXPECT_EQ(status.at("config").at("epoch_ms").as_int64(), 200);
+    EXPECT_EQ(status.at("config").at("log_level").as_string(), "info");
+    EXPECT_FALSE(status.at("last_reload").at("ok").as_bool());
+    EXPECT_EQ(tierd.result("policy.get").at("name").as_string(), "static");
+  };
+  json::object reply = tierd.call("reload");
+  EXPECT_EQ(code(reply), "failed");
+  EXPECT_NE(std::string(reply.at("error").as_string()).find(why), std::string::npos)
+      << json::serialize(reply);
+  unchanged();
+
+  ::kill(tierd.pid(), SIGHUP);
+  EXPECT_TRUE(eventually([&] {
+    return tierd.log_so_far().find("SIGHUP: reloading") != std::string::npos &&
+           tierd.log_so_far().rfind(why) > tierd.log_so_far().find("SIGHUP: reloading");
+  })) << tierd.log_so_far();
+  unchanged();
+  EXPECT_NE(tierd.log_so_far().find("tierd: error: reload failed, keeping the running "
+                                    "configuration: " +
+                                    why),
+            std::string::npos)
+      << tierd.log_so_far();
+
+  // A warning does not refuse the file: it is applied and the warning logged.
+  write_text_file(dir_.path() / "tierd.toml",
+                  "[daemon]\nepoch_ms = 200\n[policy]\ntick_ms = 400\n"
+                  "[[workloads.watch]]\nparent = \"/sys/fs/cgroup/tier-none\"\n");
+  reply = tierd.call("reload");
+  EXPECT_TRUE(ok(reply)) << json::serialize(reply);
+  EXPECT_EQ(tierd.result("status").at("config").at("tick_ms").as_int64(), 400);
+  EXPECT_NE(tierd.log_so_far().find("tierd: warn: " + (dir_.path() / "tierd.toml").string() +
+                                    ":6: key 'workloads.watch[0].parent': no cgroup directory"),
+            std::string::npos)
+      << tierd.log_so_far();
   EXPECT_EQ(tierd.stop().exit_code, 0);
 }
 

@@ -188,6 +188,12 @@ TEST(ParseDecimal, NegativeRange) {
                  [] { parse_decimal("--x", "-", -1, 1); });
 }
 
+TEST(ParseDecimal, UnboundedTakesAnyPlainNumber) {
+  EXPECT_EQ(parse_decimal("--param hot", "-12.5", -INFINITY, INFINITY), -12.5);
+  expect_refused("--param hot", "1e3", "expected a number in plain notation",
+                 [] { parse_decimal("--param hot", "1e3", -INFINITY, INFINITY); });
+}
+
 TEST(ParseDecimal, NoUpperBoundSaysSo) {
   // 1 followed by 400 zeros is past double's range: refused, not infinity.
   const std::string huge = "1" + std::string(400, '0');
@@ -468,6 +474,7 @@ TEST(RangeText, Table) {
   EXPECT_EQ(range_text(1, INFINITY), "1 or more");
   EXPECT_EQ(range_text(0, INFINITY, true), "above 0");
   EXPECT_EQ(range_text(-INFINITY, 5), "5 or less");
+  EXPECT_EQ(range_text(-INFINITY, INFINITY), "in plain notation");
   EXPECT_EQ(range_text(0.25, 0.75), "from 0.25 to 0.75");
   EXPECT_EQ(range_text(0, std::numeric_limits<double>::max()), "from 0 to 1.7976931348623157e308");
 }

@@ -1,56 +1,20 @@
-// Pure parts of the bench: size parsing, matrix assembly, JSON and text.
+// Pure parts of the bench: size scanning, matrix assembly, JSON and text.
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <iomanip>
-#include <limits>
 #include <sstream>
 
 #include <boost/json.hpp>
 
 #include "tier/bench/bench.hpp"
+#include "tier/values/value_scan.h"
 
 namespace tier::bench {
 
 std::optional<std::uint64_t> parse_size(std::string_view text) {
-  std::size_t i = 0;
-  std::uint64_t value = 0;
-  constexpr auto kMax = std::numeric_limits<std::uint64_t>::max();
-  for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) {
-    const auto digit = static_cast<std::uint64_t>(text[i] - '0');
-    if (value > (kMax - digit) / 10) return std::nullopt;
-    value = value * 10 + digit;
-  }
-  if (i == 0) return std::nullopt;
-  std::string suffix;
-  for (; i < text.size(); ++i) {
-    suffix += static_cast<char>(std::toupper(static_cast<unsigned char>(text[i])));
-  }
-  if (!suffix.empty() && suffix != "B" && suffix.size() > 1 && suffix.substr(1) != "B" &&
-      suffix.substr(1) != "IB") {
-    return std::nullopt;
-  }
-  unsigned shift = 0;
-  if (!suffix.empty() && suffix != "B") {
-    switch (suffix[0]) {
-      case 'K':
-        shift = 10;
-        break;
-      case 'M':
-        shift = 20;
-        break;
-      case 'G':
-        shift = 30;
-        break;
-      case 'T':
-        shift = 40;
-        break;
-      default:
-        return std::nullopt;
-    }
-  }
-  if (shift > 0 && value > (kMax >> shift)) return std::nullopt;
-  return value << shift;
+  std::uint64_t bytes = 0;
+  if (tier_scan_size(text.data(), text.data() + text.size(), &bytes) != 0) return std::nullopt;
+  return bytes;
 }
 
 Matrix assemble_matrix(const std::vector<unsigned>& initiators,

@@ -369,6 +369,7 @@ std::string plain(double value) {
 }
 
 std::string range_text(double min, double max, bool min_exclusive) {
+  if (std::isinf(min) && min < 0 && std::isinf(max) && max > 0) return "in plain notation";
   if (std::isinf(max) && max > 0) {
     return min_exclusive ? "above " + plain(min) : plain(min) + " or more";
   }

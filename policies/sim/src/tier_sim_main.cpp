@@ -2,14 +2,15 @@
 // policy over a modelled machine and report how close it gets to the oracle
 // (docs/simulator.md).
 #include <CLI/CLI.hpp>
-#include <cmath>
 #include <fstream>
 #include <iostream>
+#include <limits>
+#include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "tier/bench/bench.hpp"
 #include "tier/policy/policy.hpp"
 #include "tier/sim/generators.hpp"
 #include "tier/sim/machine.hpp"
@@ -17,6 +18,7 @@
 #include "tier/sim/simulator.hpp"
 #include "tier/sim/trace_file.hpp"
 #include "tier/topology/topology.hpp"
+#include "tier/values/values.hpp"
 
 namespace {
 
@@ -27,43 +29,143 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+namespace values = tier::values;
+
+constexpr auto kNoLimit = std::numeric_limits<std::uint64_t>::max();
+
+/// The flags as typed, parsed after CLI11 is done so every value goes
+/// through the value grammar (tier/values/values.hpp): empty, negative and
+/// out-of-range texts are refused naming the flag and the range (exit 2).
+class FlagTexts {
+ public:
+  explicit FlagTexts(CLI::App& app) : app_(app) {}
+  CLI::Option* add(const std::string& flag, const std::string& help, const std::string& type) {
+    return app_
+        .add_option_function<std::string>(
+            flag, [this, flag](const std::string& text) { texts_[flag] = text; }, help)
+        ->type_name(type);
+  }
+  /// The text given for `flag`, nullptr when it was not given.
+  const std::string* get(const std::string& flag) const {
+    auto it = texts_.find(flag);
+    return it == texts_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  CLI::App& app_;
+  std::map<std::string, std::string> texts_;
+};
+
 struct Args {
   std::string policy = "static";
   std::vector<std::string> params;
   std::string trace = "uniform";
-  std::string size;  // --size
-  std::uint64_t pages = 0;
-  std::string page_size = "2M";
-  std::string hot;
+  std::optional<std::uint64_t> size;  // --size
+  std::optional<std::uint64_t> pages;
+  std::uint64_t page_size = 2ull << 20;
+  std::optional<std::uint64_t> hot;
   double hot_fraction = 0.9;
   double theta = 0.99;
   std::size_t epochs = 60;
   std::size_t samples = 20000;
-  std::string fast_bytes;
-  std::string slow_bytes;
+  std::optional<std::uint64_t> fast_bytes;
+  std::optional<std::uint64_t> slow_bytes;
   std::uint64_t seed = 1;
   std::size_t phase_epochs = 10;
   std::size_t phases = 3;
-  std::string offline_size;
+  std::optional<std::uint64_t> offline_size;
   double online_share = 0.5;
   std::size_t grow_epochs = 30;
   double budget_mbps = 0;
   double epoch_s = 1;
   std::size_t ping_pong_window = 10;
   std::string topology;
-  unsigned cpu_node = 0;
+  std::int64_t cpu_node = 0;  // checked against the machine's nodes once it is made
   std::string write_trace;
   std::string plans;
   std::size_t every = 1;
   bool json = false;
 };
 
-std::uint64_t size_arg(const std::string& text, const char* option) {
-  const auto bytes = tier::bench::parse_size(text);
-  if (!bytes || *bytes == 0) {
-    throw UsageError(std::string(option) + ": '" + text + "' is not a size (e.g. 4096, 2M, 16G)");
+bool is_generator(const std::string& trace) {
+  return trace == "uniform" || trace == "zipf" || trace == "phases" || trace == "mix";
+}
+
+/// `args` with every flag of `flags` given on the command line parsed in.
+void read_flags(const FlagTexts& flags, Args& a) {
+  auto count = [&](const char* flag, auto& out, std::uint64_t min) {
+    if (const std::string* t = flags.get(flag)) {
+      out = static_cast<std::remove_reference_t<decltype(out)>>(
+          values::parse_count(flag, *t, min, kNoLimit));
+    }
+  };
+  auto size = [&](const char* flag, auto& out) {
+    if (const std::string* t = flags.get(flag)) out = values::parse_size(flag, *t, 1, kNoLimit);
+  };
+  auto ratio = [&](const char* flag, double& out) {
+    if (const std::string* t = flags.get(flag)) out = values::parse_ratio(flag, *t);
+  };
+  auto path = [&](const char* flag, std::string& out, auto check) {
+    if (const std::string* t = flags.get(flag)) {
+      check(flag, std::filesystem::path(*t));
+      out = *t;
+    }
+  };
+  auto creatable_file = [](const char* flag, const std::filesystem::path& p) {
+    values::require_creatable(flag, p, values::PathKind::file);
+  };
+  count("--pages", a.pages, 1);
+  size("--size", a.size);
+  if (const std::string* t = flags.get("--page-size")) {
+    a.page_size = values::parse_size("--page-size", *t, 1, 1ull << 30);
+    if ((a.page_size & (a.page_size - 1)) != 0) {
+      throw values::ValueError("--page-size", *t, "expected a power of two from 1 to 1G");
+    }
   }
-  return *bytes;
+  size("--hot", a.hot);
+  ratio("--hot-fraction", a.hot_fraction);
+  if (const std::string* t = flags.get("--theta")) {
+    a.theta = values::parse_decimal("--theta", *t, 0, INFINITY);
+  }
+  count("--epochs", a.epochs, 1);
+  count("--samples", a.samples, 0);
+  size("--fast-bytes", a.fast_bytes);
+  size("--slow-bytes", a.slow_bytes);
+  count("--seed", a.seed, 0);
+  count("--phase-epochs", a.phase_epochs, 1);
+  count("--phases", a.phases, 1);
+  size("--offline-size", a.offline_size);
+  ratio("--online-share", a.online_share);
+  count("--grow-epochs", a.grow_epochs, 0);
+  if (const std::string* t = flags.get("--budget-mbps")) {
+    a.budget_mbps = values::parse_decimal("--budget-mbps", *t, 0, 1'000'000);  // 0 = none
+  }
+  if (const std::string* t = flags.get("--epoch-s")) {
+    a.epoch_s = values::parse_decimal("--epoch-s", *t, 0, INFINITY, true);
+  }
+  count("--ping-pong-window", a.ping_pong_window, 0);
+  path("--topology", a.topology, [](const char* flag, const std::filesystem::path& p) {
+    values::require_path(flag, p, values::PathKind::directory);
+  });
+  if (const std::string* t = flags.get("--cpu-node")) {
+    a.cpu_node =
+        values::parse_integer("--cpu-node", *t, 0, std::numeric_limits<std::int64_t>::max());
+  }
+  path("--write-trace", a.write_trace, creatable_file);
+  path("--plans", a.plans, creatable_file);
+  count("--every", a.every, 1);
+  if (!is_generator(a.trace)) {
+    values::require_path("--trace", std::filesystem::path(a.trace), values::PathKind::file);
+  }
+}
+
+/// --cpu-node, checked against the nodes of the modelled machine.
+unsigned cpu_node(const Args& a, const tier::sim::Machine& machine) {
+  std::vector<unsigned> ids;
+  for (const auto& n : machine.nodes) ids.push_back(n.id);
+  values::require_existing("--cpu-node", a.cpu_node, values::IdKind::node,
+                           tier::CpuList(std::move(ids)));
+  return static_cast<unsigned>(a.cpu_node);
 }
 
 // Simulator::run, with each epoch's plan written to `path` as it is made: the
@@ -92,48 +194,33 @@ tier::policy::Params parse_params(const std::vector<std::string>& given) {
   for (const std::string& kv : given) {
     const auto eq = kv.find('=');
     if (eq == std::string::npos || eq == 0) throw UsageError("--param wants KEY=VALUE, got " + kv);
-    try {
-      std::size_t used = 0;
-      const double value = std::stod(kv.substr(eq + 1), &used);
-      if (used != kv.size() - eq - 1 || !std::isfinite(value)) throw std::invalid_argument(kv);
-      params[kv.substr(0, eq)] = value;
-    } catch (const std::exception&) {
-      throw UsageError("--param " + kv + ": the value is not a number");
-    }
+    // The policy's own bounds are checked by resolve_params.
+    params[kv.substr(0, eq)] = values::parse_decimal("--param " + kv.substr(0, eq),
+                                                     kv.substr(eq + 1), -INFINITY, INFINITY);
   }
   return params;
 }
 
 tier::sim::Trace make_trace(const Args& a) {
-  if (a.trace != "uniform" && a.trace != "zipf" && a.trace != "phases" && a.trace != "mix") {
-    return tier::sim::read_trace(std::filesystem::path(a.trace));
-  }
+  if (!is_generator(a.trace)) return tier::sim::read_trace(std::filesystem::path(a.trace));
   tier::sim::TraceShape shape;
-  shape.page_bytes = size_arg(a.page_size, "--page-size");
-  if ((shape.page_bytes & (shape.page_bytes - 1)) != 0) {
-    throw UsageError("--page-size must be a power of two");
-  }
-  if (a.pages != 0 && !a.size.empty()) throw UsageError("give --pages or --size, not both");
-  shape.pages = a.pages != 0     ? a.pages
-                : a.size.empty() ? (std::uint64_t{16} << 30) / shape.page_bytes
-                                 : size_arg(a.size, "--size") / shape.page_bytes;
+  shape.page_bytes = a.page_size;
+  if (a.pages && a.size) throw UsageError("give --pages or --size, not both");
+  shape.pages = a.pages ? *a.pages : a.size.value_or(std::uint64_t{16} << 30) / shape.page_bytes;
   if (shape.pages == 0) throw UsageError("--size is smaller than one page");
   shape.epochs = a.epochs;
   shape.samples_per_epoch = a.samples;
   shape.seed = a.seed;
   shape.epoch_s = a.epoch_s;
   tier::sim::HotSet hot;
-  hot.pages = a.hot.empty() ? std::max<std::uint64_t>(1, shape.pages / 8)
-                            : size_arg(a.hot, "--hot") / shape.page_bytes;
+  hot.pages = a.hot ? *a.hot / shape.page_bytes : std::max<std::uint64_t>(1, shape.pages / 8);
   hot.fraction = a.hot_fraction;
   try {
     if (a.trace == "uniform") return tier::sim::uniform_trace(shape, hot);
     if (a.trace == "zipf") return tier::sim::zipf_trace(shape, a.theta);
     if (a.trace == "phases") return tier::sim::phase_trace(shape, hot, {a.phase_epochs, a.phases});
     tier::sim::Mix mix;
-    mix.offline_pages = a.offline_size.empty()
-                            ? shape.pages
-                            : size_arg(a.offline_size, "--offline-size") / shape.page_bytes;
+    mix.offline_pages = a.offline_size ? *a.offline_size / shape.page_bytes : shape.pages;
     mix.grow_epochs = a.grow_epochs;
     mix.online_share = a.online_share;
     return tier::sim::mix_trace(shape, hot, mix);
@@ -155,13 +242,10 @@ tier::sim::Machine make_machine(const Args& a, const tier::sim::Trace& trace) {
     options.root = tier::SysRoot(a.topology);
     const tier::Topology topology = tier::load_topology(options);
     tier::sim::FromTopologyOptions from;
-    if (!a.fast_bytes.empty()) from.fast_capacity_bytes = size_arg(a.fast_bytes, "--fast-bytes");
+    if (a.fast_bytes) from.fast_capacity_bytes = *a.fast_bytes;
     return tier::sim::machine_from_topology(topology, from);
   }
-  const std::uint64_t fast =
-      a.fast_bytes.empty() ? total / 4 : size_arg(a.fast_bytes, "--fast-bytes");
-  const std::uint64_t slow = a.slow_bytes.empty() ? total : size_arg(a.slow_bytes, "--slow-bytes");
-  return tier::sim::two_tier(fast, slow);
+  return tier::sim::two_tier(a.fast_bytes.value_or(total / 4), a.slow_bytes.value_or(total));
 }
 
 int run(int argc, char** argv) {
@@ -193,46 +277,36 @@ int run(int argc, char** argv) {
                  "uniform | zipf | phases | mix | a trace FILE (the generator options are then "
                  "ignored)")
       ->capture_default_str();
-  app.add_option("--pages", a.pages, "Workload size in pages (generators)");
-  app.add_option("--size", a.size, "Workload size in bytes (default 16G)")->type_name("BYTES");
-  app.add_option("--page-size", a.page_size, "Page (region) size, a power of two")
-      ->capture_default_str();
-  app.add_option("--hot", a.hot, "Hot set size (default size / 8)")->type_name("BYTES");
-  app.add_option("--hot-fraction", a.hot_fraction, "Share of accesses to the hot set")
-      ->capture_default_str();
-  app.add_option("--theta", a.theta, "Zipf exponent")->capture_default_str();
-  app.add_option("--epochs", a.epochs, "Epochs to generate")->capture_default_str();
-  app.add_option("--samples", a.samples, "Sampled accesses per epoch")->capture_default_str();
-  app.add_option("--fast-bytes", a.fast_bytes, "Tier-0 capacity (default footprint / 4)")
-      ->type_name("BYTES");
-  app.add_option("--slow-bytes", a.slow_bytes, "Tier-1 capacity (default the footprint)")
-      ->type_name("BYTES");
-  app.add_option("--seed", a.seed, "Generator seed")->capture_default_str();
-  app.add_option("--phase-epochs", a.phase_epochs, "phases: epochs per phase")
-      ->capture_default_str();
-  app.add_option("--phases", a.phases, "phases: distinct hot-set positions (cycled)")
-      ->capture_default_str();
-  app.add_option("--offline-size", a.offline_size, "mix: offline job's final size (default --size)")
-      ->type_name("BYTES");
-  app.add_option("--online-share", a.online_share, "mix: share of accesses by the online workload")
-      ->capture_default_str();
-  app.add_option("--grow-epochs", a.grow_epochs, "mix: epochs until the offline job is full size")
-      ->capture_default_str();
-  app.add_option("--budget-mbps", a.budget_mbps, "Global migration budget, MB/s (0 = none)")
-      ->capture_default_str();
-  app.add_option("--epoch-s", a.epoch_s, "Seconds per epoch")->capture_default_str();
-  app.add_option("--ping-pong-window", a.ping_pong_window,
-                 "A move back to a node left within this many epochs is ping-pong")
-      ->capture_default_str();
-  app.add_option("--topology", a.topology, "Model the machine of this sysfs root")
-      ->type_name("DIR");
-  app.add_option("--cpu-node", a.cpu_node, "Node the workloads run on")->capture_default_str();
-  app.add_option("--write-trace", a.write_trace, "Also save the trace to FILE")->type_name("FILE");
-  app.add_option("--plans", a.plans,
-                 "Also write every epoch's planned moves to FILE, one line each "
-                 "(epoch, pid, start, end, target node, workload, reason)")
-      ->type_name("FILE");
-  app.add_option("--every", a.every, "Print every K-th epoch row")->capture_default_str();
+  FlagTexts flags(app);
+  flags.add("--pages", "Workload size in pages (generators)", "N");
+  flags.add("--size", "Workload size in bytes (default 16G)", "BYTES");
+  flags.add("--page-size", "Page (region) size, a power of two (default 2M)", "BYTES");
+  flags.add("--hot", "Hot set size (default size / 8)", "BYTES");
+  flags.add("--hot-fraction", "Share of accesses to the hot set (default 0.9)", "0..1");
+  flags.add("--theta", "Zipf exponent (default 0.99)", "X");
+  flags.add("--epochs", "Epochs to generate (default 60)", "N");
+  flags.add("--samples", "Sampled accesses per epoch (default 20000)", "N");
+  flags.add("--fast-bytes", "Tier-0 capacity (default footprint / 4)", "BYTES");
+  flags.add("--slow-bytes", "Tier-1 capacity (default the footprint)", "BYTES");
+  flags.add("--seed", "Generator seed (default 1)", "N");
+  flags.add("--phase-epochs", "phases: epochs per phase (default 10)", "N");
+  flags.add("--phases", "phases: distinct hot-set positions, cycled (default 3)", "N");
+  flags.add("--offline-size", "mix: offline job's final size (default --size)", "BYTES");
+  flags.add("--online-share", "mix: share of accesses by the online workload (default 0.5)",
+            "0..1");
+  flags.add("--grow-epochs", "mix: epochs until the offline job is full size (default 30)", "N");
+  flags.add("--budget-mbps", "Global migration budget, MB/s (default 0 = none)", "MBPS");
+  flags.add("--epoch-s", "Seconds per epoch (default 1)", "S");
+  flags.add("--ping-pong-window",
+            "A move back to a node left within this many epochs is ping-pong (default 10)", "N");
+  flags.add("--topology", "Model the machine of this sysfs root", "DIR");
+  flags.add("--cpu-node", "Node the workloads run on (default 0)", "NODE");
+  flags.add("--write-trace", "Also save the trace to FILE", "FILE");
+  flags.add("--plans",
+            "Also write every epoch's planned moves to FILE, one line each "
+            "(epoch, pid, start, end, target node, workload, reason)",
+            "FILE");
+  flags.add("--every", "Print every K-th epoch row (default 1)", "K");
   app.add_flag("--json", a.json, "One JSON document instead of the table");
   try {
     app.parse(argc, argv);
@@ -243,6 +317,7 @@ int run(int argc, char** argv) {
     return kUsage;
   }
   try {
+    read_flags(flags, a);
     const tier::policy::PolicyInfo* info = tier::policy::find_policy(a.policy);
     if (info == nullptr) {
       throw UsageError("no policy '" + a.policy + "' (policies: " + policies + ")");
@@ -253,13 +328,11 @@ int run(int argc, char** argv) {
     } catch (const std::invalid_argument& e) {
       throw UsageError(e.what());
     }
-    if (a.epochs == 0) throw UsageError("--epochs must be > 0");
-    if (!(a.epoch_s > 0)) throw UsageError("--epoch-s must be > 0");
     const tier::sim::Trace trace = make_trace(a);
     if (!a.write_trace.empty()) tier::sim::write_trace(std::filesystem::path(a.write_trace), trace);
     const tier::sim::Machine machine = make_machine(a, trace);
     tier::sim::SimOptions options;
-    options.cpu_node = a.cpu_node;
+    options.cpu_node = cpu_node(a, machine);
     options.budget_mbps = a.budget_mbps;
     options.ping_pong_window = a.ping_pong_window;
     std::unique_ptr<tier::policy::Policy> policy = info->make(params);
@@ -279,15 +352,18 @@ int run(int argc, char** argv) {
                 << "machine:";
       for (const auto& n : machine.nodes) {
         std::cout << " node" << n.id << " tier " << n.tier << " " << (n.capacity_bytes >> 20)
-                  << " MiB " << machine.latency(a.cpu_node, n.id) << " ns;";
+                  << " MiB " << machine.latency(options.cpu_node, n.id) << " ns;";
       }
-      std::cout << " workloads on node " << a.cpu_node << "\n\n";
+      std::cout << " workloads on node " << options.cpu_node << "\n\n";
       tier::sim::print_epochs(std::cout, result.epochs, a.every);
       std::cout << "\n";
       tier::sim::print_summary(std::cout, result.summary);
     }
     return 0;
   } catch (const UsageError& e) {
+    std::cerr << "tier-sim: " << e.what() << "\n\n" << app.help();
+    return kUsage;
+  } catch (const values::ValueError& e) {
     std::cerr << "tier-sim: " << e.what() << "\n\n" << app.help();
     return kUsage;
   } catch (const tier::TopologyError& e) {

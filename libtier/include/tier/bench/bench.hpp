@@ -46,8 +46,10 @@ inline constexpr std::uint64_t kMinSizeBytes = 1ull << 20;
 inline constexpr std::uint64_t kDefaultSizeBytes = 256ull << 20;
 inline constexpr std::size_t kLineBytes = 64;
 
-/// "4096", "64K", "64M", "1G", "2T" (binary multiples, case-insensitive,
-/// optional trailing "B" or "iB") → bytes. nullopt on anything else or overflow.
+/// "4096", "64K", "16MiB", "1G", "2T" → bytes, in the value grammar's size
+/// syntax (tier/values/value_scan.h: K/M/G/T or KiB/MiB/GiB/TiB, any case);
+/// nullopt on anything else or overflow. For sysfs cache sizes ("32K"); a
+/// flag goes through tier::values::parse_size, which names it and the range.
 std::optional<std::uint64_t> parse_size(std::string_view text);
 
 /// A permutation `next` of 0..n-1 forming one cycle through every slot

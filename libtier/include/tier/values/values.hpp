@@ -120,7 +120,8 @@ void require_existing(std::string_view name, std::int64_t id, IdKind kind, const
 /// bound": say so in words instead).
 std::string plain(double value);
 /// "from MIN to MAX", "MIN or more" when max is +inf, "above MIN and up to MAX"
-/// when the minimum is excluded.
+/// when the minimum is excluded; "in plain notation" when both are infinite
+/// (a policy parameter whose bounds are checked later).
 std::string range_text(double min, double max, bool min_exclusive = false);
 /// A byte count with the largest exact binary suffix: 4096 → "4K", 3 → "3".
 std::string size_text(std::uint64_t bytes);
