@@ -56,6 +56,10 @@ int run_bench(const GlobalOptions& global, const BenchOptions& options) {
     progress = [](const std::string& line) { std::cerr << "tierctl bench: " << line << "\n"; };
   }
   tier::bench::BenchReport report = tier::bench::run_bench(topology, config, progress);
+  // On stderr in both modes: a --json reader finds them in "warnings".
+  for (const std::string& warning : report.warnings) {
+    std::cerr << "tierctl: warning: " << warning << "\n";
+  }
   // The plot first, so that with --json its failure is in the one document.
   std::string plot_error;
   if (plot) {

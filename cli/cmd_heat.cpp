@@ -17,6 +17,7 @@
 #include "heat_recorder.hpp"
 #include "process_args.hpp"
 #include "tier/heat/collector.hpp"
+#include "tier/heat/empty_reason.hpp"
 #include "tier/heat/report_json.hpp"
 #include "tier/heat/selection.hpp"
 #include "usage.hpp"
@@ -91,6 +92,9 @@ void print_report(const tier::heat::HeatReport& r, std::size_t top) {
               static_cast<unsigned long long>(primary.counters.drops),
               human_bytes(r.granule_bytes).c_str());
   if (!r.stopped_reason.empty()) std::printf("stopped early: %s\n", r.stopped_reason.c_str());
+  if (const std::string why = tier::heat::empty_reason(r); !why.empty()) {
+    std::printf("no samples: %s\n", why.c_str());
+  }
   const std::size_t shown =
       top > 0 ? std::min(top, r.hot.size()) : std::min<std::size_t>(20, r.hot.size());
   std::printf("\nhottest ranges (%zu of %zu):\n%-18s %-18s %10s %5s %10s\n", shown, r.hot.size(),

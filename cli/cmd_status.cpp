@@ -43,6 +43,12 @@ void render_placement(std::ostream& out, const json::value* placement) {
     out << " (last: " << text(withheld) << ")";
   }
   out << "\n";
+  // Which source "auto" resolves to here, and why the ones before it were not.
+  if (text(field(placement, "heat_source")) == "auto") {
+    const std::string picked = text(field(placement, "heat_source_picked"));
+    out << "  heat source auto " << (picked == "-" ? "finds none" : "picks " + picked) << ": "
+        << text(field(placement, "heat_source_picked_why")) << "\n";
+  }
   const json::value* kernel = field(placement, "kernel_moves_since_start");
   out << "  kernel's own moves since start: " << text(field(kernel, "promoted_pages"))
       << " pages promoted, " << text(field(kernel, "demoted_pages")) << " demoted\n";
@@ -94,6 +100,10 @@ void render_status(std::ostream& out, const json::value& status) {
     out << " (" << text(field(policy, "ticks")) << " ticks, last tick "
         << text(field(policy, "last_tick_ms")) << " ms, " << text(field(policy, "planned_moves"))
         << " planned moves)";
+    const json::value* idle = field(policy, "idle_reason");
+    if (idle != nullptr && idle->is_string() && !idle->get_string().empty()) {
+      out << "\n  plans nothing here: " << text(idle);
+    }
   }
   out << "\n";
   if (const json::value* epochs = field(&status, "epochs")) {

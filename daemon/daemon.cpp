@@ -9,6 +9,7 @@
 #include "config_check.hpp"
 #include "heat_worker.hpp"
 #include "log.hpp"
+#include "placement/one_tier.hpp"
 #include "tier/topology/topology_text.hpp"
 #include "tier/values/values.hpp"
 #include "workloads/pod_overrides.hpp"
@@ -137,6 +138,7 @@ int Daemon::run() {
 void Daemon::start() {
   apply_log_level(config_);
   topology_ = std::make_shared<const tier::Topology>(load_topology(config_));
+  one_tier_note_ = one_tier_note(*topology_);
   {
     std::ostringstream text;
     tier::render_topology(text, *topology_);
@@ -144,6 +146,7 @@ void Daemon::start() {
     while (!rendered.empty() && rendered.back() == '\n') rendered.pop_back();
     log::info() << "topology: " << topology_summary(*topology_) << "\n" << rendered;
   }
+  warn_lines(topology_->warnings(), "topology: ");
   // The socket and the metrics port are claimed before anything is changed:
   // a second tierd started by mistake fails here, leaving the kernel
   // settings and the state file of the running one alone.
@@ -275,6 +278,7 @@ std::vector<std::string> Daemon::reload() {
     if (topology_summary(*topology) != topology_summary(*topology_)) {
       log::info() << "reload: topology now " << topology_summary(*topology) << " (was "
                   << topology_summary(*topology_) << ")";
+      warn_lines(topology->warnings(), "topology: ");
     }
     const std::string running_source = heat_choice_.source;
     std::vector<std::string> applied;
@@ -289,6 +293,10 @@ std::vector<std::string> Daemon::reload() {
     const bool restart_placement = heat_choice_.source != running_source ||
                                    next.epoch_ms != config_.epoch_ms ||
                                    topology_summary(*topology) != topology_summary(*topology_);
+    if (topology_summary(*topology) != topology_summary(*topology_)) {
+      one_tier_note_ = one_tier_note(*topology);
+      one_tier_logged_ = false;
+    }
     topology_ = std::move(topology);
     config_ = std::move(next);
     if (restart_placement) start_placement();

@@ -33,6 +33,7 @@
 #include "pools/pool_manager.hpp"
 #include "residency_scanner.hpp"
 #include "service_notifier.hpp"
+#include "tier/heat/selection.hpp"
 #include "tier/memory/node_usage.hpp"
 #include "tier/policy/policy.hpp"
 #include "tier/topology/topology.hpp"
@@ -167,6 +168,10 @@ class Daemon {
   std::uint64_t epochs_ = 0;
   double last_tick_ms_ = 0;
   std::size_t planned_moves_ = 0;
+  // one_tier_note() of the current topology (empty: two tiers or more), and
+  // whether the log has said it since that topology was loaded.
+  std::string one_tier_note_;
+  bool one_tier_logged_ = false;
 
   // Workloads: last residency per id, the round-robin cursor, recent drops.
   std::map<std::string, std::map<unsigned, std::uint64_t>> residency_;
@@ -182,6 +187,10 @@ class Daemon {
   // moves did per workload since start.
   std::map<std::string, WorkloadHeatView> heat_views_;
   HeatChoice heat_choice_;
+  // With heat source "auto": what auto picks on this machine now (each
+  // workload's worker probes again when it starts) and why, for status; an
+  // empty source when none is usable (`why` then says why not).
+  tier::heat::AutoPick auto_pick_;
   struct MoveStats {
     std::uint64_t promoted_bytes = 0, demoted_bytes = 0;
     std::uint64_t promoted_pages = 0, demoted_pages = 0;

@@ -197,6 +197,10 @@ void Daemon::policy_tick() {
   ++ticks_;
   last_tick_ms_ = elapsed.count() * 1000;
   planned_moves_ = plan.moves.size();
+  if (plan.moves.empty() && !one_tier_note_.empty() && !one_tier_logged_) {
+    log::info() << "policy " << policy_name_ << " plans nothing here: " << one_tier_note_;
+    one_tier_logged_ = true;
+  }
   FilteredPlan filtered = filter_plan(config_.kernel_tiering, paused_, plan, snapshot);
   note_withheld(filtered.withheld);
   if (placement_ && !filtered.execute.empty()) placement_->execute(std::move(filtered.execute));

@@ -39,6 +39,17 @@ Config Daemon::with_heat_choice(const Config& config) {
   heat_choice_ = choose_heat_source(config, bpf_loads, node_states());
   if (own_auto)
     log::info() << "placement: heat source " << heat_choice_.source << ": " << heat_choice_.why;
+  auto_pick_ = {};
+  if (heat_choice_.source == "auto") {
+    try {
+      auto_pick_ = tier::heat::explain_auto(tier::heat::probe_sources(options_.root));
+      log::info() << "placement: heat source auto picks " << auto_pick_.source << ": "
+                  << auto_pick_.why;
+    } catch (const tier::heat::SourceError& e) {
+      auto_pick_.why = e.what();
+      log::warn() << "placement: heat source auto: " << auto_pick_.why;
+    }
+  }
   Config effective = config;
   effective.heat_source = heat_choice_.source;
   return effective;
@@ -218,6 +229,8 @@ boost::json::value Daemon::placement_json() const {
   return json::object{{"kernel_tiering", to_string(config_.kernel_tiering)},
                       {"heat_source", heat_choice_.source},
                       {"heat_source_why", heat_choice_.why},
+                      {"heat_source_picked", auto_pick_.source},
+                      {"heat_source_picked_why", auto_pick_.why},
                       {"moves_executed", moves_executed_},
                       {"moves_withheld", moves_withheld_},
                       {"last_withheld_reason", last_withheld_reason_},

@@ -86,6 +86,19 @@ Topology two_node_topology() {
   return Topology(data);
 }
 
+// A buffer that fits in the cache measures the cache: bench says so, with
+// both sizes and the size that would measure memory.
+TEST(BenchSizeWarning, OnlyBelowTheLastLevelCache) {
+  const std::uint64_t llc = 32u << 20;
+  const std::string warning = size_warning(16u << 20, llc);
+  EXPECT_NE(warning.find("16777216 bytes"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("last-level cache (33554432 bytes)"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("268435456 bytes (8 x LLC)"), std::string::npos) << warning;
+  EXPECT_EQ(size_warning(llc, llc), "");
+  EXPECT_EQ(size_warning(1u << 30, llc), "");
+  EXPECT_EQ(size_warning(1u << 20, 0), "");  // LLC unknown: no guess
+}
+
 TEST(BenchConfig, DefaultsToCpuNodesAndMemoryNodes) {
   auto config = resolve_config(two_node_topology(), {});
   EXPECT_EQ(config.initiators, std::vector<unsigned>{0});
@@ -255,6 +268,26 @@ TEST(BenchCli, JsonHasTheDocumentedKeys) {
   }
   EXPECT_EQ(doc.at("size_bytes").to_number<std::uint64_t>(), 16u << 20);
   EXPECT_EQ(doc.at("latency_ns").as_array().size(), doc.at("initiators").as_array().size());
+}
+
+TEST(BenchCli, WarnsWhenTheBufferFitsInTheCache) {
+  const std::uint64_t llc = llc_bytes(SysRoot("/"));
+  if (llc <= kMinSizeBytes) GTEST_SKIP() << "LLC " << llc << " bytes: 1M does not fit in it";
+  auto result = test::run_command({kTierctl, "bench", "--size", "1M", "--repeat", "1",
+                                   "--initiator", "0", "--target", "0", "--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.err.find("tierctl: warning: the buffer (1048576 bytes) fits in the last-level "
+                            "cache"),
+            std::string::npos)
+      << result.err;
+  const auto doc = boost::json::parse(result.out).as_object();
+  ASSERT_EQ(doc.at("warnings").as_array().size(), 1u);
+  EXPECT_EQ(doc.at("warnings").as_array()[0].as_string(), size_warning(1u << 20, llc));
+  // A buffer as large as the cache: no warning.
+  auto roomy = test::run_command({kTierctl, "bench", "--size", std::to_string(llc), "--repeat", "1",
+                                  "--initiator", "0", "--target", "0", "--json"});
+  ASSERT_EQ(roomy.exit_code, 0) << roomy.err;
+  EXPECT_TRUE(boost::json::parse(roomy.out).at("warnings").as_array().empty()) << roomy.err;
 }
 
 TEST(BenchCli, BadInputExitsWithUsage) {

@@ -6,9 +6,11 @@
 #include <unistd.h>
 
 #include <deque>
+#include <functional>
 
 #include "memory_fakes.hpp"
 #include "tier/heat/collector.hpp"
+#include "tier/heat/empty_reason.hpp"
 #include "tier/heat/selection.hpp"
 
 namespace tier::heat {
@@ -282,6 +284,107 @@ TEST(SourceSelection, EveryRegisteredSourceIsProbedInAutoOrder) {
   }
   EXPECT_EQ(names, (std::vector<std::string>{"pmu", "bpf-fault", "damon", "soft-dirty", "idle-page",
                                              "perf-fault"}));
+}
+
+// What `tierctl heat` and tierd's status say `auto` picked, and why.
+TEST(SourceSelection, ExplainAutoNamesThePickAndWhyEachEarlierSourceWasPassedOver) {
+  const AutoPick first = explain_auto(probes({{"pmu", true, ""}, {"damon", true, ""}}));
+  EXPECT_EQ(first.source, "pmu");
+  EXPECT_EQ(first.why, "the first source in auto order");
+  const AutoPick later = explain_auto(
+      probes({{"pmu", false, ""}, {"bpf-fault", true, "balancing off"}, {"damon", true, ""}}));
+  EXPECT_EQ(later.source, "damon");
+  EXPECT_EQ(later.why,
+            "the first usable source in auto order; passed over pmu: pmu missing; "
+            "bpf-fault: balancing off");
+  try {
+    explain_auto(probes({{"pmu", false, ""}, {"bpf-fault", true, "balancing off"}}));
+    FAIL() << "no error";
+  } catch (const SourceError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "no heat source is available on this machine:\n  pmu: pmu missing\n  "
+              "bpf-fault: balancing off");
+  }
+}
+
+HeatReport empty_report(std::string source) {
+  HeatReport r;
+  r.pid = 42;
+  r.sources.push_back(SourceRun{std::move(source), {}, {}, {}, {}});
+  r.tracked_bytes = 64u << 20;
+  r.epochs = 10;
+  r.cpu_ns = 5'000'000;
+  return r;
+}
+
+// A run with 0 samples says which source saw nothing and the likeliest why,
+// most specific first; a run with samples says nothing.
+TEST(EmptyReason, NamesTheSourceAndTheLikeliestCause) {
+  HeatReport sampled = empty_report("damon");
+  sampled.sources[0].counters.samples = 1;
+  EXPECT_EQ(empty_reason(sampled), "");
+
+  struct Case {
+    const char* what;
+    std::function<void(HeatReport&)> change;
+    std::string source;
+    std::string expected_part;
+  };
+  const std::vector<Case> cases{
+      {"every sample dropped", [](HeatReport& r) { r.sources[0].counters.drops = 7; }, "pmu",
+       "all 7 of its samples were dropped"},
+      {"nothing mapped", [](HeatReport& r) { r.tracked_bytes = 0; }, "damon",
+       "no memory mapping a source can watch"},
+      {"ended at once",
+       [](HeatReport& r) {
+         r.epochs = 0;
+         r.stopped_reason = "process 42 exited";
+       },
+       "damon", "ended before its first epoch (process 42 exited)"},
+      {"idle process", [](HeatReport& r) { r.cpu_ns = 0; }, "pmu", "did not run during the run"},
+      {"pmu blind spot", [](HeatReport&) {}, "pmu", "hit in the caches"},
+      {"hint faults", [](HeatReport&) {}, "bpf-fault", "no NUMA hint fault"},
+      {"first touches", [](HeatReport&) {}, "perf-fault", "first touches only"},
+      {"damon windows", [](HeatReport&) {}, "damon", "aggregation windows"},
+      {"writes only", [](HeatReport&) {}, "soft-dirty", "sees writes only"},
+      {"idle bits", [](HeatReport&) {}, "idle-page", "between two polls"},
+  };
+  for (const Case& c : cases) {
+    HeatReport r = empty_report(c.source);
+    c.change(r);
+    const std::string why = empty_reason(r);
+    EXPECT_EQ(why.rfind("source " + c.source + " saw no access of pid 42: ", 0), 0u)
+        << c.what << ": " << why;
+    EXPECT_NE(why.find(c.expected_part), std::string::npos) << c.what << ": " << why;
+  }
+  // A process that ran says how long, so "idle" and "unseen" differ.
+  EXPECT_NE(empty_reason(empty_report("damon")).find("(it ran 5 ms)"), std::string::npos);
+  HeatReport unknown = empty_report("damon");
+  unknown.cpu_ns.reset();
+  EXPECT_EQ(empty_reason(unknown).find("it ran"), std::string::npos);
+}
+
+// The collector measures the process's own CPU time over the run (here: this
+// test's threads, from the real /proc).
+TEST_F(Fixture, AnEmptyRunRecordsTheProcessCpuTimeAndSaysWhyItIsEmpty) {
+  scripts["quiet"] = {};
+  const HeatReport r = run({"quiet"});
+  ASSERT_TRUE(r.cpu_ns.has_value());
+  EXPECT_TRUE(process_cpu_ns(root, getpid()).has_value());
+  EXPECT_EQ(
+      empty_reason(r).rfind("source quiet saw no access of pid " + std::to_string(getpid()), 0), 0u)
+      << empty_reason(r);
+}
+
+TEST(ProcessCpuTime, SumsEveryThreadAndIsEmptyForAProcessThatIsGone) {
+  const auto before = process_cpu_ns(SysRoot(), getpid());
+  ASSERT_TRUE(before.has_value());
+  volatile std::uint64_t spin = 0;
+  for (int i = 0; i < 20'000'000; ++i) spin = spin + static_cast<std::uint64_t>(i);
+  const auto after = process_cpu_ns(SysRoot(), getpid());
+  ASSERT_TRUE(after.has_value());
+  EXPECT_GT(*after, *before);
+  EXPECT_FALSE(process_cpu_ns(SysRoot(), 0x3fffffff).has_value());  // above pid_max
 }
 
 }  // namespace

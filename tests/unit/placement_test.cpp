@@ -13,6 +13,7 @@
 #include "memory_fakes.hpp"
 #include "placement/heat_choice.hpp"
 #include "placement/heat_regions.hpp"
+#include "placement/one_tier.hpp"
 #include "placement/placement_worker.hpp"
 #include "placement/plan_filter.hpp"
 
@@ -168,6 +169,31 @@ TEST(HeatChoice, OwnUsesHintFaultsOnlyWhereKernelPromotionCanBeHeldOff) {
   EXPECT_EQ(choose_heat_source(named, true, s.nodes).source, "damon");
   Config coexist;  // coexist and observe never change what the kernel scans
   EXPECT_EQ(choose_heat_source(coexist, true, s.nodes).source, "auto");
+}
+
+tier::Topology nodes_in_tiers(std::vector<std::pair<unsigned, std::uint64_t>> tier_and_memory) {
+  tier::TopologyData data;
+  for (unsigned id = 0; id < tier_and_memory.size(); ++id) {
+    tier::Node node;
+    node.id = id;
+    node.tier = tier_and_memory[id].first;
+    node.memory_total_bytes = tier_and_memory[id].second;
+    data.nodes.push_back(node);
+  }
+  return tier::Topology(std::move(data));
+}
+
+// Nothing to choose between on one tier: tierd says so (log once, status).
+TEST(OneTier, NotedOnlyWhenEveryMemoryNodeIsInOneTier) {
+  const std::uint64_t gib = std::uint64_t{1} << 30;
+  EXPECT_EQ(one_tier_note(nodes_in_tiers({{0, gib}, {1, gib}})), "");
+  EXPECT_EQ(one_tier_note(nodes_in_tiers({{0, gib}, {0, gib}})),
+            "every memory node (0,1) is in tier 0: no slower memory to demote to and no faster "
+            "memory to promote to");
+  // A CPU-only node of another tier holds no pages: still one tier of memory.
+  EXPECT_EQ(one_tier_note(nodes_in_tiers({{0, gib}, {1, 0}})).rfind("every memory node (0) ", 0),
+            0u);
+  EXPECT_EQ(one_tier_note(nodes_in_tiers({{0, 0}})), "no node has memory: nothing to place");
 }
 
 // Plays back one batch of samples per poll.

@@ -135,6 +135,9 @@ boost::json::value to_json(const BenchReport& report, const Topology& topology) 
   doc["threads"] = threads;
   doc["huge_pages"] = huge;
   doc["repeat"] = report.repeat;
+  boost::json::array warnings;
+  for (const std::string& warning : report.warnings) warnings.emplace_back(warning);
+  doc["warnings"] = std::move(warnings);
   boost::json::object per_pair;
   per_pair["size_bytes"] = to_json(
       figure_matrix(report, [](const PairResult& p) { return static_cast<double>(p.size_bytes); }));

@@ -43,6 +43,14 @@ std::uint64_t llc_bytes(const SysRoot& root) {
   return largest;
 }
 
+std::string size_warning(std::uint64_t size, std::uint64_t llc) {
+  if (llc == 0 || size >= llc) return "";
+  return "the buffer (" + std::to_string(size) + " bytes) fits in the last-level cache (" +
+         std::to_string(llc) +
+         " bytes): the figures measure the cache, not the memory; use --size of at least " +
+         std::to_string(8 * llc) + " bytes (8 x LLC) or leave it to the default";
+}
+
 std::uint64_t default_size(std::uint64_t llc, std::optional<std::uint64_t> target_free) {
   std::uint64_t size = std::max(kDefaultSizeBytes, 8 * llc);
   if (target_free) size = std::min(size, *target_free / 4);
@@ -183,6 +191,13 @@ BenchReport run_bench(const Topology& topology, const BenchConfig& resolved,
       report.pairs.push_back(
           run_pair(*topology.node(i), *topology.node(t), resolved, llc, progress));
     }
+  }
+  // One warning per distinct buffer size that fits in the cache.
+  for (const PairResult& pair : report.pairs) {
+    std::string warning = size_warning(pair.size_bytes, llc);
+    if (!warning.empty() &&
+        std::find(report.warnings.begin(), report.warnings.end(), warning) == report.warnings.end())
+      report.warnings.push_back(std::move(warning));
   }
   return report;
 }

@@ -7,6 +7,7 @@
 
 #include "kernel_activity.hpp"
 #include "node_resolver.hpp"
+#include "tier/heat/empty_reason.hpp"
 #include "tier/heat/selection.hpp"
 #include "tier/memory/residency.hpp"
 
@@ -151,6 +152,7 @@ HeatReport collect_heat(const SysRoot& root, const Topology& topology, MemorySys
   NodeResolver resolver(syscalls);
   std::map<int, double> node_score;
   std::vector<AccessSample> samples;
+  const std::optional<std::uint64_t> cpu_before = process_cpu_ns(root, pid);
   const auto begin = Clock::now();
   const auto deadline = begin + options.duration;
   auto next_epoch = begin + options.interval;
@@ -209,6 +211,11 @@ HeatReport collect_heat(const SysRoot& root, const Topology& topology, MemorySys
     run.report.counters = run.source->counters();
   }
   report.seconds = std::chrono::duration<double>(Clock::now() - begin).count();
+  // A thread that exited took its time with it: a smaller sum says nothing.
+  if (const auto cpu_after = process_cpu_ns(root, pid);
+      cpu_before && cpu_after && *cpu_after >= *cpu_before) {
+    report.cpu_ns = *cpu_after - *cpu_before;
+  }
   if (kernel) report.kernel = kernel->finish();
 
   const HeatMap& map = runs[0].map;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "tier/heat/empty_reason.hpp"
+
 namespace tier::heat {
 
 boost::json::array heat_sources_json(const std::vector<tier::heat::SourceInfo>& probes) {
@@ -115,6 +117,7 @@ boost::json::object report_json(const HeatReport& r, const std::vector<SourceInf
           {"agreement", agreement},
           {"kernel", kernel_json(r.kernel)},
           {"stopped_reason", r.stopped_reason},
+          {"empty_reason", empty_reason(r)},
           {"fallbacks", std::move(fallback_list)},
           {"sources", heat_sources_json(probes)}};
 }

@@ -79,18 +79,26 @@ std::vector<SourceInfo> probe_sources(const SysRoot& root) {
   return out;
 }
 
+AutoPick explain_auto(const std::vector<SourceInfo>& probes) {
+  auto passed_over = [](const SourceInfo& p) {
+    return p.name + ": " + (p.auto_note.empty() ? p.availability.reason : p.auto_note);
+  };
+  std::string skipped;
+  for (const auto& p : probes) {
+    if (p.availability.available && p.auto_note.empty()) {
+      if (skipped.empty()) return {p.name, "the first source in auto order"};
+      return {p.name, "the first usable source in auto order; passed over " + skipped};
+    }
+    skipped += (skipped.empty() ? "" : "; ") + passed_over(p);
+  }
+  std::string why;
+  for (const auto& p : probes) why += "\n  " + passed_over(p);
+  throw SourceError("no heat source is available on this machine:" + why);
+}
+
 std::vector<std::string> choose_sources(std::string_view spec,
                                         const std::vector<SourceInfo>& probes) {
-  if (spec.empty() || spec == "auto") {
-    for (const auto& p : probes) {
-      if (p.availability.available && p.auto_note.empty()) return {p.name};
-    }
-    std::string why;
-    for (const auto& p : probes) {
-      why += "\n  " + p.name + ": " + (p.auto_note.empty() ? p.availability.reason : p.auto_note);
-    }
-    throw SourceError("no heat source is available on this machine:" + why);
-  }
+  if (spec.empty() || spec == "auto") return {explain_auto(probes).source};
   auto names = split_commas(spec);
   if (names.size() > 2) {
     throw UnknownSourceError("--source '" + std::string(spec) +

@@ -63,6 +63,11 @@ std::uint64_t llc_bytes(const SysRoot& root);
 /// memory when known (the loaded mode holds two buffers), never below kMinSizeBytes.
 std::uint64_t default_size(std::uint64_t llc, std::optional<std::uint64_t> target_free);
 
+/// The warning `tierctl bench` gives for a buffer of `size` bytes on a machine
+/// whose largest cache holds `llc` bytes (0: unknown): a buffer that fits in
+/// the cache measures the cache, not the memory. Empty when size >= llc.
+std::string size_warning(std::uint64_t size, std::uint64_t llc);
+
 struct BenchConfig {
   std::vector<unsigned> initiators;   // empty: every node with CPUs
   std::vector<unsigned> targets;      // empty: every node with memory
@@ -102,6 +107,7 @@ struct BenchReport {
   std::vector<unsigned> targets;
   std::vector<PairResult> pairs;  // any subset of initiators x targets, any order
   int repeat = 0;
+  std::vector<std::string> warnings;  // figures to read with care (size_warning())
 };
 
 /// rows = initiators, columns = targets; nullopt where no pair (or no figure).

@@ -111,6 +111,7 @@ struct HeatReport {
   std::optional<Agreement> agreement;
   std::optional<KernelActivity> kernel;  // with CollectOptions::kernel_activity
   std::string stopped_reason;            // why collection ended early, empty when it ran its course
+  std::optional<std::uint64_t> cpu_ns;   // the process's on-CPU time during the run, if readable
 };
 
 HeatReport collect_heat(const SysRoot& root, const Topology& topology, MemorySyscalls& syscalls,

@@ -36,6 +36,16 @@ struct UnknownSourceError : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+/// What `auto` picks from `probes` and why: the first available source auto
+/// may use, and why each source before it in auto order was passed over (the
+/// words `tierctl heat --list-sources` prints). Throws SourceError listing
+/// every source's reason when none is usable.
+struct AutoPick {
+  std::string source;
+  std::string why;
+};
+AutoPick explain_auto(const std::vector<SourceInfo>& probes);
+
 /// Resolves a spec: "auto" (first source `auto` may use), "NAME" or
 /// "NAME,NAME2" (a primary and a cross-check source). Throws
 /// UnknownSourceError for unknown names (or more than two), SourceError when a
