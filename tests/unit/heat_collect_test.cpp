@@ -341,7 +341,7 @@ TEST(EmptyReason, NamesTheSourceAndTheLikeliestCause) {
          r.stopped_reason = "process 42 exited";
        },
        "damon", "ended before its first epoch (process 42 exited)"},
-      {"idle process", [](HeatReport& r) { r.cpu_ns = 0; }, "pmu", "did not run during the run"},
+      {"idle process", [](HeatReport& r) { r.cpu_ns = 0; }, "pmu", "not on a CPU once in those"},
       {"pmu blind spot", [](HeatReport&) {}, "pmu", "hit in the caches"},
       {"hint faults", [](HeatReport&) {}, "bpf-fault", "no NUMA hint fault"},
       {"first touches", [](HeatReport&) {}, "perf-fault", "first touches only"},

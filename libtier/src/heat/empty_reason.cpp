@@ -63,9 +63,12 @@ std::string empty_reason(const HeatReport& report) {
     return head + "the process has no memory mapping a source can watch";
   if (!report.stopped_reason.empty() && report.epochs == 0)
     return head + "the run ended before its first epoch (" + report.stopped_reason + ")";
-  if (report.cpu_ns && *report.cpu_ns == 0)
-    return head + "the process did not run during the run (0 ms on a CPU), and a process " +
-           "that does not run touches no memory";
+  if (report.cpu_ns && *report.cpu_ns == 0) {
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.1f s", report.seconds);
+    return head + "the process was not on a CPU once in those " + seconds +
+           " (0 ms of CPU time): a process that does not run touches no memory";
+  }
   const std::string ran = report.cpu_ns ? " (it ran " + milliseconds(*report.cpu_ns) + ")" : "";
   return head + blind_spot(primary.name) + ran;
 }
