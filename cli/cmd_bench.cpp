@@ -11,6 +11,7 @@
 #include "command.hpp"
 #include "error_output.hpp"
 #include "tier/bench/bench.hpp"
+#include "tier/json/json_text.hpp"
 #include "usage.hpp"
 #include "value_options.hpp"
 
@@ -72,7 +73,7 @@ int run_bench(const GlobalOptions& global, const BenchOptions& options) {
   if (options.json) {
     boost::json::value doc = tier::bench::to_json(report, topology);
     if (!plot_error.empty() && doc.is_object()) add_error(doc.as_object(), "failed", plot_error);
-    std::cout << boost::json::serialize(doc) << "\n";
+    std::cout << tier::json_text(doc) << "\n";
   } else {
     std::cout << tier::bench::render_text(report, topology);
     if (plot && plot_error.empty()) std::cout << "Heat maps written to " << plot->string() << "\n";

@@ -8,6 +8,7 @@
 #include "command.hpp"
 #include "tier/doctor/doctor.hpp"
 #include "tier/heat/report_json.hpp"
+#include "tier/json/json_text.hpp"
 #include "tier/kernel_tiering/kernel_tiering.hpp"
 #include "usage.hpp"
 
@@ -64,7 +65,7 @@ int run_doctor(const GlobalOptions& global, const DoctorOptions& options) {
     auto doc = boost::json::parse(tier::doctor::to_json(results)).as_object();
     doc["heat_sources"] = tier::heat::heat_sources_json(sources);
     doc["kernel_tiering"] = tier::kernel_tiering_json(kernel_tiering);
-    std::cout << boost::json::serialize(doc) << "\n";
+    std::cout << tier::json_text(doc) << "\n";
   } else {
     if (!root.is_live()) {
       std::cout << "Reading the gathered tree " << root.root().string()

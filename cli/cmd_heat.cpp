@@ -20,6 +20,7 @@
 #include "tier/heat/empty_reason.hpp"
 #include "tier/heat/report_json.hpp"
 #include "tier/heat/selection.hpp"
+#include "tier/json/json_text.hpp"
 #include "usage.hpp"
 #include "value_options.hpp"
 
@@ -166,7 +167,7 @@ int run_heat(const GlobalOptions& global, const HeatOptions& options) {
   const auto probes = tier::heat::probe_sources(root);
   if (options.list_sources) {
     if (options.json) {
-      std::cout << boost::json::serialize(
+      std::cout << tier::json_text(
                        boost::json::object{{"sources", tier::heat::heat_sources_json(probes)}})
                 << "\n";
     } else {
@@ -241,7 +242,7 @@ int run_heat(const GlobalOptions& global, const HeatOptions& options) {
     auto doc = tier::heat::report_json(report, probes, fallbacks);
     if (recorded) doc["record"] = record_json(*recorded);
     if (recorded && !recorded->error.empty()) add_error(doc, "failed", recorded->error);
-    std::cout << boost::json::serialize(doc) << "\n";
+    std::cout << tier::json_text(doc) << "\n";
   } else {
     for (const auto& f : fallbacks) {
       std::cout << "source " << f.source << " did not start: " << f.error << "\n";

@@ -11,6 +11,7 @@
 #include "command.hpp"
 #include "error_output.hpp"
 #include "process_args.hpp"
+#include "tier/json/json_text.hpp"
 #include "tier/memory/page_mover.hpp"
 #include "tier/memory/residency.hpp"
 #include "usage.hpp"
@@ -199,7 +200,7 @@ int run_migrate(const GlobalOptions& global, const MigrateOptions& flags) {
     // One document: the accounting, with the error when it stopped early.
     boost::json::object doc = report_json(options, report);
     if (!failure.empty()) add_error(doc, failure_code(report), failure);
-    std::cout << boost::json::serialize(doc) << std::endl;
+    std::cout << tier::json_text(doc) << std::endl;
   } else {
     print_report(options, report);
   }

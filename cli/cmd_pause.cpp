@@ -7,6 +7,7 @@
 
 #include "command.hpp"
 #include "daemon_output.hpp"
+#include "tier/json/json_text.hpp"
 #include "usage.hpp"
 
 namespace tierctl {
@@ -18,7 +19,7 @@ namespace json = boost::json;
 void render_paused(std::ostream& out, const json::value& result) {
   const json::value* paused = field(&result, "paused");
   if (paused == nullptr || !paused->is_bool()) {
-    out << "tierd replied: " << json::serialize(result) << "\n";
+    out << "tierd replied: " << tier::json_text(result) << "\n";
   } else if (paused->get_bool()) {
     out << "tierd paused: no more page migration; sampling goes on (`tierctl resume` to undo)\n";
   } else {

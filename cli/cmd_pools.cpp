@@ -9,6 +9,7 @@
 #include "command.hpp"
 #include "daemon_client.hpp"
 #include "daemon_output.hpp"
+#include "tier/json/json_text.hpp"
 #include "usage.hpp"
 
 namespace tierctl {
@@ -174,7 +175,7 @@ void add_ps_command(CLI::App& app, const GlobalOptions& global, Action& action) 
     action = [&global, json_output] {
       const json::value result = ps_result(daemon_request(global.socket, "workloads.list"));
       if (*json_output) {
-        std::cout << json::serialize(result) << "\n";
+        std::cout << tier::json_text(result) << "\n";
       } else {
         render_ps(std::cout, result);
       }

@@ -14,6 +14,7 @@
 #include "daemon_client.hpp"
 #include "run_exec.hpp"
 #include "run_options.hpp"
+#include "tier/json/json_text.hpp"
 #include "usage.hpp"
 
 namespace tierctl {
@@ -76,7 +77,8 @@ json::object register_params(const run::RunPlan& plan) {
 bool register_with_tierd(const GlobalOptions& global, const run::RunPlan& plan, bool verbose) {
   try {
     json::value result = daemon_request(global.socket, "workloads.register", register_params(plan));
-    if (verbose) std::cerr << "tierctl run: registered with tierd: " << result << "\n";
+    if (verbose)
+      std::cerr << "tierctl run: registered with tierd: " << tier::json_text(result) << "\n";
     return true;
   } catch (const DaemonUnreachable& e) {
     if (!plan.needs_daemon.empty()) {

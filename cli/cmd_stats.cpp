@@ -15,6 +15,7 @@
 
 #include "command.hpp"
 #include "preload_stats.hpp"
+#include "tier/json/json_text.hpp"
 #include "tier/memory/node_usage.hpp"
 #include "tier/memory/residency.hpp"
 #include "usage.hpp"
@@ -196,14 +197,14 @@ int show_processes(const GlobalOptions& global, const StatsOptions& options,
     report_preload_stats(root, pid, options.json ? &doc : nullptr, std::cout);
     if (options.json) {
       if (options.pid) {
-        std::cout << boost::json::serialize(doc) << "\n";
+        std::cout << tier::json_text(doc) << "\n";
       } else {
         processes.push_back(std::move(doc));
       }
     }
   }
   if (options.json && !options.pid) {
-    std::cout << boost::json::serialize(boost::json::object{{"processes", processes}}) << "\n";
+    std::cout << tier::json_text(boost::json::object{{"processes", processes}}) << "\n";
   }
   std::cout.flush();
   return kOk;
@@ -308,7 +309,7 @@ void show_system(const GlobalOptions& global, const StatsOptions& options,
       }
       doc["cgroup"] = std::move(cg);
     }
-    std::cout << boost::json::serialize(doc) << std::endl;
+    std::cout << tier::json_text(doc) << std::endl;
     return;
   }
   std::cout << "Memory per node (MiB), rates in pages/s over " << fixed(seconds, 2) << " s\n";

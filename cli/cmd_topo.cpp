@@ -5,6 +5,7 @@
 
 #include "command.hpp"
 #include "daemon_client.hpp"
+#include "tier/json/json_text.hpp"
 #include "tier/topology/topology_json.hpp"
 #include "tier/topology/topology_text.hpp"
 #include "usage.hpp"
@@ -72,7 +73,7 @@ int run_topo(const GlobalOptions& global, const TopoOptions& options) {
     }
     boost::json::value reply = daemon_request(global.socket, "topology");
     if (options.json) {
-      std::cout << boost::json::serialize(reply) << "\n";
+      std::cout << tier::json_text(reply) << "\n";
     } else {
       tier::render_topology(std::cout, tier::topology_from_json(reply));
     }
@@ -83,7 +84,7 @@ int run_topo(const GlobalOptions& global, const TopoOptions& options) {
   tier::Topology topology = tier::load_topology(topo_options);
   check_override_nodes(options.tier_overrides, overrides, topology);
   if (options.json) {
-    std::cout << boost::json::serialize(tier::to_json(topology)) << "\n";
+    std::cout << tier::json_text(tier::to_json(topology)) << "\n";
     return kOk;
   }
   tier::render_topology(std::cout, topology);

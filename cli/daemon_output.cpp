@@ -9,6 +9,7 @@
 #include <boost/json.hpp>
 
 #include "daemon_client.hpp"
+#include "tier/json/json_text.hpp"
 
 namespace tierctl {
 
@@ -58,7 +59,7 @@ std::string text(const json::value* value) {
       return buffer;
     }
     default:
-      return json::serialize(*value);
+      return tier::json_text(*value);
   }
 }
 
@@ -162,7 +163,7 @@ int run_daemon_method(const GlobalOptions& global, const std::string& method,
                       const std::function<void(std::ostream&, const json::value&)>& render) {
   json::value result = daemon_request(global.socket, method, params);
   if (json_output) {
-    std::cout << json::serialize(result) << "\n";
+    std::cout << tier::json_text(result) << "\n";
   } else {
     render(std::cout, result);
   }

@@ -1,8 +1,9 @@
 // Printing errors (see error_output.hpp).
 #include "error_output.hpp"
 
-#include <boost/json/serialize.hpp>
 #include <iostream>
+
+#include "tier/json/json_text.hpp"
 
 namespace tierctl {
 
@@ -17,7 +18,7 @@ void add_error(boost::json::object& result, std::string_view code, std::string_v
 }
 
 int print_error(const ErrorReport& report, bool json) {
-  if (json) std::cout << boost::json::serialize(error_json(report.code, report.message)) << "\n";
+  if (json) std::cout << tier::json_text(error_json(report.code, report.message)) << "\n";
   std::cout.flush();
   std::cerr << report.prefix << ": " << report.message << "\n";
   if (!report.usage.empty()) {

@@ -13,6 +13,7 @@
 #include "log.hpp"
 #include "tier/cpu/pool_spec.hpp"
 #include "tier/heat/selection.hpp"
+#include "tier/json/json_text.hpp"
 #include "tier/protocol/control_protocol.hpp"
 #include "tier/topology/topology_json.hpp"
 #include "tier/values/values.hpp"
@@ -47,7 +48,7 @@ std::string field(std::string_view key) {
 // written (1.5, true, -3), so a number and its string spelling get the same
 // answer.
 std::string text_of(const json::value& value) {
-  return value.is_string() ? std::string(value.as_string()) : json::serialize(value);
+  return value.is_string() ? std::string(value.as_string()) : tier::json_text(value);
 }
 
 const json::value* given(const json::object& params, const char* key) {

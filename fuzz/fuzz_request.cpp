@@ -142,9 +142,9 @@ std::optional<Answer> serve(std::string_view input) {
 }
 
 /// Equality of a result and what tierctl reads back, except that doubles may
-/// differ in the last bits: Boost.JSON 1.81 serializes the shortest exact
-/// digits but parses them back without correct rounding (precise parsing
-/// came in 1.83), e.g. 18893488144171107030 returns one ulp off.
+/// differ in the last bits: json_text() writes the shortest exact digits,
+/// but Boost.JSON 1.81 parses them back without correct rounding (precise
+/// parsing came in 1.83), e.g. 18893488144171107030 returns one ulp off.
 bool same_value(const json::value& sent, const json::value& read) {
   if (sent.is_double() && read.is_double()) {
     const double a = sent.get_double();

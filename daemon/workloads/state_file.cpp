@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "tier/json/json_text.hpp"
 #include "tier/posix/fd.hpp"
 
 namespace tierd {
@@ -60,7 +61,7 @@ void write_state_file(const std::string& path, const boost::json::value& documen
   fs::path dir = target.parent_path();
   make_directories(path, dir);
 
-  std::string text = boost::json::serialize(document);
+  std::string text = tier::json_text(document);
   text += '\n';
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {

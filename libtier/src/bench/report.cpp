@@ -61,20 +61,36 @@ Matrix hmat_matrix(const Topology& topology, const std::vector<unsigned>& initia
 
 namespace {
 
-double round_to(double value, double step) {
-  return std::round(value / step) * step;
+// To 0.01, as the double nearest that two-decimal number: the division by
+// 100 is correctly rounded, so the JSON reads 90.96 (multiplying the
+// hundredths by 0.01 gave 90.96000000000001).
+double hundredths(double value) {
+  return std::round(value * 100) / 100;
 }
 
-boost::json::array to_json(const Matrix& matrix) {
+// What a matrix's cells are, so the JSON says so: measured figures are
+// decimals (to 0.01), HMAT's figures, sizes and thread counts integers,
+// huge_pages a yes or no. A Matrix holds them all as doubles for the table.
+enum class Cell { decimal, integer, boolean };
+
+boost::json::value cell_json(double value, Cell cell) {
+  switch (cell) {
+    case Cell::integer:
+      return static_cast<std::uint64_t>(std::llround(value));
+    case Cell::boolean:
+      return value != 0;
+    case Cell::decimal:
+      break;
+  }
+  return hundredths(value);
+}
+
+boost::json::array to_json(const Matrix& matrix, Cell cell = Cell::decimal) {
   boost::json::array rows;
   for (const auto& row : matrix) {
     boost::json::array cells;
-    for (const auto& cell : row) {
-      if (cell) {
-        cells.emplace_back(round_to(*cell, 0.01));
-      } else {
-        cells.emplace_back(nullptr);
-      }
+    for (const auto& value : row) {
+      cells.push_back(value ? cell_json(*value, cell) : boost::json::value(nullptr));
     }
     rows.emplace_back(std::move(cells));
   }
@@ -114,11 +130,13 @@ boost::json::value to_json(const BenchReport& report, const Topology& topology) 
   boost::json::object hmat;
   const auto& in = report.initiators;
   const auto& out = report.targets;
-  hmat["read_latency_ns"] = to_json(hmat_matrix(topology, in, out, HmatFigure::read_latency));
-  hmat["write_latency_ns"] = to_json(hmat_matrix(topology, in, out, HmatFigure::write_latency));
-  hmat["read_bandwidth_mbps"] = to_json(hmat_matrix(topology, in, out, HmatFigure::read_bandwidth));
-  hmat["write_bandwidth_mbps"] =
-      to_json(hmat_matrix(topology, in, out, HmatFigure::write_bandwidth));
+  const auto hmat_json = [&](HmatFigure figure) {
+    return to_json(hmat_matrix(topology, in, out, figure), Cell::integer);
+  };
+  hmat["read_latency_ns"] = hmat_json(HmatFigure::read_latency);
+  hmat["write_latency_ns"] = hmat_json(HmatFigure::write_latency);
+  hmat["read_bandwidth_mbps"] = hmat_json(HmatFigure::read_bandwidth);
+  hmat["write_bandwidth_mbps"] = hmat_json(HmatFigure::write_bandwidth);
   doc["hmat"] = std::move(hmat);
 
   // Scalars summarise; per_pair has the exact figure when pairs differ (a
@@ -140,11 +158,14 @@ boost::json::value to_json(const BenchReport& report, const Topology& topology) 
   doc["warnings"] = std::move(warnings);
   boost::json::object per_pair;
   per_pair["size_bytes"] = to_json(
-      figure_matrix(report, [](const PairResult& p) { return static_cast<double>(p.size_bytes); }));
+      figure_matrix(report, [](const PairResult& p) { return static_cast<double>(p.size_bytes); }),
+      Cell::integer);
   per_pair["threads"] = to_json(
-      figure_matrix(report, [](const PairResult& p) { return static_cast<double>(p.threads); }));
+      figure_matrix(report, [](const PairResult& p) { return static_cast<double>(p.threads); }),
+      Cell::integer);
   per_pair["huge_pages"] =
-      to_json(figure_matrix(report, [](const PairResult& p) { return p.huge_pages ? 1.0 : 0.0; }));
+      to_json(figure_matrix(report, [](const PairResult& p) { return p.huge_pages ? 1.0 : 0.0; }),
+              Cell::boolean);
   per_pair["on_target"] =
       to_json(figure_matrix(report, [](const PairResult& p) { return p.on_target; }));
   doc["per_pair"] = std::move(per_pair);
@@ -160,8 +181,8 @@ boost::json::value to_json(const BenchReport& report, const Topology& topology) 
       } else {
         o["delay"] = nullptr;
       }
-      o["bandwidth_mbps"] = round_to(point.bandwidth_mbps, 0.01);
-      o["latency_ns"] = round_to(point.latency_ns, 0.01);
+      o["bandwidth_mbps"] = hundredths(point.bandwidth_mbps);
+      o["latency_ns"] = hundredths(point.latency_ns);
       points.emplace_back(std::move(o));
     }
     loaded.emplace_back(boost::json::object{

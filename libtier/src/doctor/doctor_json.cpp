@@ -2,6 +2,7 @@
 #include <boost/json.hpp>
 
 #include "tier/doctor/doctor.hpp"
+#include "tier/json/json_text.hpp"
 
 namespace tier::doctor {
 
@@ -13,7 +14,7 @@ std::string to_json(const std::vector<CheckResult>& results) {
                                          {"detail", result.detail},
                                          {"impact", result.impact}});
   }
-  return boost::json::serialize(boost::json::object{{"checks", std::move(checks)}});
+  return json_text(boost::json::object{{"checks", std::move(checks)}});
 }
 
 }  // namespace tier::doctor

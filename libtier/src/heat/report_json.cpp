@@ -1,10 +1,22 @@
 #include "tier/heat/report_json.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 
 #include "tier/heat/empty_reason.hpp"
 
 namespace tier::heat {
+
+namespace {
+
+// The cross-NUMA cells sum the samples' weights, whole numbers of accesses
+// (AccessSample::weight): counts, written as integers (docs/cli.md).
+std::uint64_t access_count(double weight) {
+  return static_cast<std::uint64_t>(std::llround(weight));
+}
+
+}  // namespace
 
 boost::json::array heat_sources_json(const std::vector<tier::heat::SourceInfo>& probes) {
   boost::json::array out;
@@ -78,7 +90,9 @@ boost::json::object report_json(const HeatReport& r, const std::vector<SourceInf
   for (const auto& run : r.sources) runs.push_back(run_json(run));
   for (int c = 0; c <= r.cross_numa.max_node(); ++c) {
     boost::json::array row;
-    for (int m = 0; m <= r.cross_numa.max_node(); ++m) row.push_back(r.cross_numa.at(c, m));
+    for (int m = 0; m <= r.cross_numa.max_node(); ++m) {
+      row.push_back(access_count(r.cross_numa.at(c, m)));
+    }
     matrix.push_back(std::move(row));
   }
   boost::json::value agreement = nullptr;
@@ -109,8 +123,8 @@ boost::json::object report_json(const HeatReport& r, const std::vector<SourceInf
           {"remote_share", r.cross_numa.remote_share()},
           {"cross_numa",
            {{"cpu_node_x_memory_node", std::move(matrix)},
-            {"local", r.cross_numa.local()},
-            {"remote", r.cross_numa.remote()},
+            {"local", access_count(r.cross_numa.local())},
+            {"remote", access_count(r.cross_numa.remote())},
             {"unresolved", r.cross_numa.unresolved()}}},
           {"unresolved_nodes", r.unresolved_nodes},
           {"runs", std::move(runs)},

@@ -3,6 +3,9 @@
 #include <boost/json.hpp>
 #include <cmath>
 #include <stdexcept>
+#include <string>
+
+#include "tier/json/json_text.hpp"
 
 namespace tier::control {
 
@@ -10,10 +13,11 @@ namespace json = boost::json;
 
 namespace {
 
-// Boost.JSON 1.81 reads a number beyond double's range (1e400) as infinity
-// and serializes infinity as `Infinity`, which is not JSON: a reply that
-// carried such a value back would be unreadable to tierctl (found by
-// fuzz/fuzz_request). Nesting is bounded by the parser's depth limit.
+// Boost.JSON 1.81 reads a number beyond double's range (1e400) as infinity.
+// Such a request is refused: no param means infinity, and a reply echoing it
+// would say null where the client sent a number (Boost's own serializer
+// wrote `Infinity`, not JSON: found by fuzz/fuzz_request). Nesting is
+// bounded by the parser's depth limit.
 bool has_non_finite_number(const json::value& value) {
   switch (value.kind()) {
     case json::kind::double_:
@@ -33,18 +37,34 @@ bool has_non_finite_number(const json::value& value) {
   }
 }
 
+// `{"version":1,`, how every line starts. The lines are written around their
+// payload rather than built as objects, so a result (a whole status or heat
+// document) is not copied once more for every reply; the members come in the
+// order docs/api.md shows.
+std::string line_start() {
+  return "{\"version\":" + std::to_string(kProtocolVersion) + ",";
+}
+
 }  // namespace
 
 std::string encode_request(std::string_view method, const json::value& params) {
-  json::object request{{"version", kProtocolVersion}, {"method", method}};
-  if (!params.is_null()) request["params"] = params;
-  return json::serialize(request) + "\n";
+  std::string line = line_start();
+  line += "\"method\":";
+  append_json_string(line, method);
+  if (!params.is_null()) {
+    line += ",\"params\":";
+    append_json_text(line, params);
+  }
+  line += "}\n";
+  return line;
 }
 
 std::string encode_ok(const json::value& result) {
-  return json::serialize(
-             json::object{{"version", kProtocolVersion}, {"ok", true}, {"result", result}}) +
-         "\n";
+  std::string line = line_start();
+  line += "\"ok\":true,\"result\":";
+  append_json_text(line, result);
+  line += "}\n";
+  return line;
 }
 
 const char* to_string(ErrorCode code) {
@@ -68,11 +88,13 @@ const char* to_string(ErrorCode code) {
 }
 
 std::string encode_error(std::string_view message, ErrorCode code) {
-  return json::serialize(json::object{{"version", kProtocolVersion},
-                                      {"ok", false},
-                                      {"error", message},
-                                      {"code", to_string(code)}}) +
-         "\n";
+  std::string line = line_start();
+  line += "\"ok\":false,\"error\":";
+  append_json_string(line, message);
+  line += ",\"code\":";
+  append_json_string(line, to_string(code));
+  line += "}\n";
+  return line;
 }
 
 Request parse_request(std::string_view line) {

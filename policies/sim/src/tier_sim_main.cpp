@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "tier/json/json_text.hpp"
 #include "tier/policy/policy.hpp"
 #include "tier/sim/generators.hpp"
 #include "tier/sim/machine.hpp"
@@ -346,7 +347,7 @@ int run(int argc, char** argv) {
       doc["trace"] = trace.description;
       doc["page_bytes"] = trace.page_bytes;
       doc["fast_capacity_bytes"] = machine.fast_capacity_bytes();
-      std::cout << doc << "\n";
+      std::cout << tier::json_text(doc) << "\n";
     } else {
       std::cout << "policy " << a.policy << "; trace " << trace.description << "\n"
                 << "machine:";
