@@ -1,9 +1,9 @@
 // docs/configuration.md against the parser: the documented keys are exactly
 // the keys the parser reads; each documented default is the parser's default;
-// each documented example is read (changes the configuration, or is refused
-// with an error naming that key); the embedded default file says the same as
-// the built-in defaults.
+// each documented example is accepted and changes the configuration; the embedded default file says
+// the same as the built-in defaults.
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -52,8 +52,13 @@ std::string toml_with(const std::string& key, const std::optional<std::string>& 
       return text;
     }
   }
+  // Keys whose example only means something beside another key: the
+  // parameters are those of the policy the table names.
+  static const std::map<std::string, std::string> kContext{
+      {"policy.params", "name = \"balanced\""}};
   const std::size_t dot = key.rfind('.');
   std::string text = "[" + key.substr(0, dot) + "]\n";
+  if (auto context = kContext.find(key); context != kContext.end()) text += context->second + "\n";
   if (value) text += key.substr(dot + 1) + " = " + *value + "\n";
   return text;
 }
@@ -84,13 +89,13 @@ TEST(ConfigurationDoc, DefaultsAreTheParsersAndExamplesAreRead) {
       EXPECT_EQ(parse_config(toml_with(doc.key, doc.default_value), "doc.toml"), base)
           << "documented default " << doc.default_value << " is not the parser's default";
     }
+    // A documented example is one a user may copy: the parser must accept it
+    // and it must change what the key sets (else the parser never read it).
     try {
       Config with_example = parse_config(toml_with(doc.key, doc.example), "doc.toml");
       EXPECT_NE(with_example, base) << "example " << doc.example << " changed nothing";
     } catch (const ConfigError& e) {
-      // Refused: the message must name this key, proving the parser read it.
-      const std::string leaf = doc.key.substr(doc.key.rfind('.') + 1);
-      EXPECT_NE(std::string(e.what()).find(leaf + "'"), std::string::npos) << e.what();
+      ADD_FAILURE() << "documented example " << doc.example << " is refused: " << e.what();
     }
   }
 }
