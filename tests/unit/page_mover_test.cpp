@@ -8,6 +8,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <mutex>
+#include <set>
+#include <thread>
 
 #include <cstring>
 
@@ -185,16 +187,43 @@ TEST(PageMover, FirstShardToStopNamesTheStop) {
   expect_complete(report);
 }
 
+// Which threads call move_pages (thread-safe, as LockedFake).
+class ThreadRecordingFake : public LockedFake {
+ public:
+  using LockedFake::LockedFake;
+  long move_pages(int pid, unsigned long count, void** pages, const int* nodes, int* status,
+                  int flags) override {
+    {
+      std::lock_guard lock(callers_mutex_);
+      callers.insert(std::this_thread::get_id());
+    }
+    return LockedFake::move_pages(pid, count, pages, nodes, status, flags);
+  }
+  std::set<std::thread::id> callers;
+
+ private:
+  std::mutex callers_mutex_;
+};
+
+// One rate needs one pacer: with a rate limit the mover keeps to one thread
+// whatever `threads` says. The control run shows the recorder sees shards.
 TEST(PageMover, RateLimitKeepsOneThread) {
-  auto fake = on_node(4096, 1);
-  double clock = 0;
   MoveOptions options;
-  options.threads = 4;  // would race the fake without the lock: must stay serial
+  options.threads = 4;  // 4096 pages = 4 x kMinUnitsPerShard: sharded unless rate-limited
+  {
+    auto fake = on_node(4096, 1);
+    ThreadRecordingFake recorder(fake);
+    PageMover(recorder).move(1, pages(4096), 0, options);
+    ASSERT_EQ(recorder.callers.size(), 4u) << "without a rate limit the move is not sharded";
+  }
+  auto fake = on_node(4096, 1);
+  ThreadRecordingFake recorder(fake);
+  double clock = 0;
   options.rate_mbps = 1000;
   options.now = [&] { return clock; };
   options.sleep = [&](double s) { clock += s; };
-  PageMover mover(fake);
-  auto report = mover.move(1, pages(4096), 0, options);
+  auto report = PageMover(recorder).move(1, pages(4096), 0, options);
+  EXPECT_EQ(recorder.callers.size(), 1u);
   EXPECT_EQ(report.pages.moved, 4096u);
   expect_complete(report);
 }
