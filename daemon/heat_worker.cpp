@@ -2,6 +2,7 @@
 
 #include <boost/asio/post.hpp>
 
+#include "log.hpp"
 #include "tier/heat/report_json.hpp"
 #include "tier/heat/selection.hpp"
 #include "tier/memory/memory_syscalls.hpp"
@@ -38,6 +39,9 @@ void HeatWorker::start(const HeatRequest& request, std::shared_ptr<const tier::T
     throw control::Error(control::ErrorCode::failed, e.what());
   }
   cancel_.store(false);
+  // Said once the worker is claimed: from here a second request is refused.
+  log::info() << "heat: collecting pid " << request.pid << " with " << chosen.front() << " for "
+              << request.duration.count() << " ms";
   thread_ = std::thread([this, request, topology = std::move(topology), probes = std::move(probes),
                          chosen = std::move(chosen), done = std::move(done)]() mutable {
     tier::heat::CollectOptions collect;

@@ -625,10 +625,16 @@ TEST_F(Tierd, HeatOfAProcessRunsOnTheWorkerAndReturnsItsReport) {
   std::optional<json::object> reply;
   std::thread asker([&] {
     reply =
-        tierd.call("heat", {{"pid", toucher.pid}, {"duration_ms", 1500}, {"source", "perf-fault"}});
+        tierd.call("heat", {{"pid", toucher.pid}, {"duration_ms", 3000}, {"source", "perf-fault"}});
   });
+  // Waits for the collection to be running (tierd logs it once the worker is
+  // claimed), not for a guessed time; the collection then lasts 3 s.
+  const std::string started = "heat: collecting pid " + std::to_string(toucher.pid);
+  if (!eventually([&] { return tierd.log_so_far().find(started) != std::string::npos; })) {
+    asker.join();  // a joinable thread must not be destroyed
+    FAIL() << "no '" << started << "' in 10 s: " << tierd.log_so_far();
+  }
   // The loop is free while the collection runs.
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_TRUE(ok(tierd.call("status")));
   EXPECT_EQ(code(tierd.call("heat", {{"pid", toucher.pid}})), "conflict");
   asker.join();
