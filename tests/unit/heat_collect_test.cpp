@@ -135,7 +135,6 @@ TEST_F(Fixture, HotRangesAreSplitByNodeAndSharesCountCpuVersusMemoryNode) {
   EXPECT_EQ(ranges[1], std::make_tuple(kBase + 4 * kPage, kBase + 8 * kPage, 1));
   EXPECT_NEAR(total, 16, 1e-9);
   EXPECT_TRUE(report.stopped_reason.empty());
-  EXPECT_GE(report.epochs, 2u);
 }
 
 TEST_F(Fixture, OnEpochGetsEveryPollOfThePrimaryInOrderWithItsEpoch) {
@@ -187,9 +186,11 @@ TEST_F(Fixture, APrimarySourceThatStopsEndsCollectionWithItsReason) {
   options.duration = 30s;
   scripts["a"] = {{sample_at(kBase, 0)}};
   stop_after["a"] = true;
-  const auto begin = std::chrono::steady_clock::now();
   auto report = run({"a"});
-  EXPECT_LT(std::chrono::steady_clock::now() - begin, 5s);
+  // Ended by the stop, not the 30 s deadline: the source was polled once (no
+  // final drain of a stopped source) and at most that poll's epoch completed.
+  EXPECT_EQ(report.sources.at(0).counters.polls, 1u);
+  EXPECT_LE(report.epochs, 1u);
   EXPECT_EQ(report.stopped_reason, "process 42 exited");
   EXPECT_EQ(report.sources.at(0).stopped_reason, "process 42 exited");
   EXPECT_EQ(report.sources.at(0).counters.samples, 1u);
@@ -199,9 +200,10 @@ TEST_F(Fixture, CancelEndsCollectionEarly) {
   options.duration = 30s;
   std::atomic<bool> cancel{true};
   options.cancel = &cancel;
-  const auto begin = std::chrono::steady_clock::now();
   auto report = run({"a"});
-  EXPECT_LT(std::chrono::steady_clock::now() - begin, 5s);
+  // Cancelled before the first epoch: no epoch, only the final drain.
+  EXPECT_EQ(report.epochs, 0u);
+  EXPECT_EQ(report.sources.at(0).counters.polls, 1u);
   EXPECT_EQ(report.stopped_reason, "interrupted");
 }
 
