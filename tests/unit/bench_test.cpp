@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <cmath>
 #include <set>
 
 #include "test_support.hpp"
@@ -217,13 +218,17 @@ TEST(BenchLive, SmallRunGivesSaneFigures) {
   const BenchReport report = run_bench(topology, config);
   ASSERT_EQ(report.pairs.size(), 1u);
   const PairResult& p = report.pairs[0];
+  // Outcomes, not speeds (how fast is for benchmarks, and a busy runner is
+  // slow): every figure measured, positive and finite, on the target's pages.
   ASSERT_TRUE(p.latency_ns);
   EXPECT_GT(*p.latency_ns, 0);
-  EXPECT_LT(*p.latency_ns, 10000);
+  EXPECT_TRUE(std::isfinite(*p.latency_ns));
   for (auto bw : {p.read_mbps, p.write_mbps, p.copy_mbps}) {
     ASSERT_TRUE(bw);
-    EXPECT_GT(*bw, 100);
+    EXPECT_GT(*bw, 0);
+    EXPECT_TRUE(std::isfinite(*bw));
   }
+  EXPECT_DOUBLE_EQ(p.on_target, 1.0);
   EXPECT_TRUE(p.loaded.empty());
 }
 
@@ -244,11 +249,11 @@ TEST(BenchLive, LoadedSweepStartsIdleAndEndsAtFullLoad) {
   EXPECT_FALSE(p.loaded.front().delay);  // the no-load point comes first
   for (const auto& point : p.loaded) {
     EXPECT_GT(point.latency_ns, 0);
-    EXPECT_LT(point.latency_ns, 100000);
+    EXPECT_TRUE(std::isfinite(point.latency_ns));
   }
   if (p.threads > 1) {
     EXPECT_EQ(p.loaded.back().delay, 0u);
-    EXPECT_GT(p.loaded.back().bandwidth_mbps, 100);
+    EXPECT_GT(p.loaded.back().bandwidth_mbps, 0);  // the loaders ran
   }
 }
 
