@@ -275,7 +275,8 @@ std::vector<std::string> Daemon::reload() {
     next.state_path = config_.state_path;
     next.metrics_listen = config_.metrics_listen;
     apply_log_level(next);
-    if (topology_summary(*topology) != topology_summary(*topology_)) {
+    const bool topology_changed = topology_summary(*topology) != topology_summary(*topology_);
+    if (topology_changed) {
       log::info() << "reload: topology now " << topology_summary(*topology) << " (was "
                   << topology_summary(*topology_) << ")";
       warn_lines(topology->warnings(), "topology: ");
@@ -291,9 +292,8 @@ std::vector<std::string> Daemon::reload() {
     registry_.configure(next.watches, next.rules);
     registry_.configure_kubepods(std::move(kubepods));
     const bool restart_placement = heat_choice_.source != running_source ||
-                                   next.epoch_ms != config_.epoch_ms ||
-                                   topology_summary(*topology) != topology_summary(*topology_);
-    if (topology_summary(*topology) != topology_summary(*topology_)) {
+                                   next.epoch_ms != config_.epoch_ms || topology_changed;
+    if (topology_changed) {
       one_tier_note_ = one_tier_note(*topology);
       one_tier_logged_ = false;
     }
