@@ -7,7 +7,7 @@ ASAN_BUILD ?= $(BUILD)/asan
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps build run test unit asan vmtest format format-check tidy clean help
+.PHONY: all deps build run test unit asan vmtest faults vmtest-soak format format-check tidy clean help
 
 all: build
 
@@ -18,6 +18,8 @@ help:
 	@echo "make unit          unit tests only"
 	@echo "make asan          unit tests built with AddressSanitizer + UBSan in $(ASAN_BUILD)/"
 	@echo "make vmtest        QEMU emulated CXL/NUMA machine scenarios only"
+	@echo "make faults        the fault campaign in the emulated machine (not in make test)"
+	@echo "make vmtest-soak   every scenario 20 runs quiet + 10 with the host loaded; pass counts (hours)"
 	@echo "make format        clang-format every source file in place"
 	@echo "make format-check  fail if any source file is not clang-formatted"
 	@echo "make tidy          clang-tidy with the committed .clang-tidy (slow; not in make test)"
@@ -49,6 +51,18 @@ vmtest: build
 	tests/vm/run.sh --build-dir $(abspath $(BUILD))
 
 test: format-check unit asan vmtest
+
+# The fault campaign (tests/vm scenarios with "# vmtest-set: faults"): tierd
+# killed, its state file damaged, a CXL node going away; docs/testing.md.
+faults: build
+	tests/vm/run.sh --build-dir $(abspath $(BUILD)) --set faults
+
+# The suite run again and again (scripts/vmtest-soak.sh): per-scenario pass
+# counts quiet and with a competing CPU load, and the time against the limit.
+#   make vmtest-soak SOAK_ARGS="--quiet 3 --loaded 1 --mode numa"
+SOAK_ARGS ?=
+vmtest-soak: build
+	scripts/vmtest-soak.sh --build-dir $(abspath $(BUILD)) $(SOAK_ARGS)
 
 format:
 	@scripts/format.sh

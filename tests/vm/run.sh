@@ -6,11 +6,16 @@
 # their results back over a serial port and check them on the host.
 #
 # usage: tests/vm/run.sh [--mode MODE|all] [--kernel 6.12|6.1]
-#                        [--build-dir DIR] [--scenario NAME] [--keep]
-#                        [--env KEY=VALUE]...
+#                        [--build-dir DIR] [--scenario NAME] [--set NAME]
+#                        [--jobs N] [--keep] [--env KEY=VALUE]...
 # --env adds KEY=VALUE to the guest's /etc/vmtest.env (scenario parameters,
 # e.g. the head-to-head's contender). A scenario with "# vmtest-explicit: yes"
 # runs only when --scenario names it (benchmarks, not part of make vmtest).
+# A scenario with "# vmtest-set: NAME" runs only with --set NAME (the fault
+# campaign, `make faults`) or when --scenario names it; --set runs only
+# that set's scenarios, and the modes that have none are not booted.
+# --jobs N boots up to N modes' guests at once (downloads and initramfs
+# images are made first, one mode at a time); the report keeps mode order.
 # Prints one PASS/FAIL line per mode and scenario and ends with
 # "vmtest: N passed, M failed"; exits non-zero on any failure or timeout.
 # Everything downloaded or produced lives under BUILD/vm (see docs/testing.md).
@@ -39,6 +44,7 @@ usage() {
 
 parse_args() {
   MODES=() KERNEL_OVERRIDE="" BUILD="$REPO/build" ONLY_SCENARIO="" KEEP=0 GUEST_ENV=()
+  ONLY_SET="" JOBS=1
   while [[ $# -gt 0 ]]; do
     case $1 in
       --mode) [[ $# -ge 2 ]] || usage
@@ -47,6 +53,9 @@ parse_args() {
       --kernel) [[ $# -ge 2 ]] || usage; KERNEL_OVERRIDE=$2; shift 2 ;;
       --build-dir) [[ $# -ge 2 ]] || usage; BUILD=$2; shift 2 ;;
       --scenario) [[ $# -ge 2 ]] || usage; ONLY_SCENARIO=$2; shift 2 ;;
+      --set) [[ $# -ge 2 ]] || usage; ONLY_SET=$2; shift 2 ;;
+      --jobs) [[ $# -ge 2 && $2 =~ ^[1-9][0-9]?$ ]] || die "--jobs wants a number of guests from 1 to 99"
+              JOBS=$2; shift 2 ;;
       --keep) KEEP=1; shift ;;
       --env) [[ $# -ge 2 && $2 =~ ^[A-Z][A-Z0-9_]*=[A-Za-z0-9_.,:/+-]*$ ]] ||
                die "--env wants KEY=VALUE (KEY in capitals, VALUE without blanks or quotes)"
@@ -62,6 +71,9 @@ parse_args() {
   done
   if [[ -n $ONLY_SCENARIO && ! -f $VM_DIR/scenarios/$ONLY_SCENARIO.sh ]]; then
     die "no scenario '$ONLY_SCENARIO' in tests/vm/scenarios/"
+  fi
+  if [[ -n $ONLY_SET ]] && ! grep -lqs "^# vmtest-set: *$ONLY_SET\$" "$VM_DIR"/scenarios/*.sh; then
+    die "no scenario in tests/vm/scenarios/ belongs to set '$ONLY_SET'"
   fi
   if [[ -n $KERNEL_OVERRIDE && -z ${KERNEL_SUITE[$KERNEL_OVERRIDE]:-} ]]; then
     die "unknown kernel '$KERNEL_OVERRIDE' (6.12 or 6.1)"
@@ -83,6 +95,7 @@ scenarios_for() {
     [[ -z $ONLY_SCENARIO || $name == "$ONLY_SCENARIO" ]] || continue
     modes=$(scenario_header "$f" modes)
     [[ $(scenario_header "$f" explicit) != yes || $name == "$ONLY_SCENARIO" ]] || continue
+    [[ $(scenario_header "$f" set) == "$ONLY_SET" || $name == "$ONLY_SCENARIO" ]] || continue
     if [[ $modes == all || " $modes " == *" $mode "* ]]; then
       printf '%s\n' "$name"
     fi
@@ -188,12 +201,11 @@ check_scenario() {
   fi
 }
 
-# run_mode MODE: boot one guest and check everything it ran. Runs in a
-# subshell (the mode file sets variables); writes "passed failed" to
-# RUNDIR/counts for the caller.
-run_mode() {
-  local mode=$1 kdir expect rundir s limit start
-  PASSED=0 FAILED=0
+# load_mode MODE: the mode's settings (modes/MODE.sh over the defaults), its
+# run folder, ground truth and scenarios. Call in a subshell: the mode file
+# sets variables.
+load_mode() {
+  local mode=$1
   # Defaults for what modes/MODE.sh may set (read by lib/initramfs.sh too).
   # shellcheck disable=SC2034
   {
@@ -203,49 +215,69 @@ run_mode() {
   # shellcheck source=/dev/null
   . "$VM_DIR/modes/$mode.sh"
   [[ -n $KERNEL_OVERRIDE ]] && MODE_KERNEL=$KERNEL_OVERRIDE
-  rundir="$VMB/runs/$mode"
-  rm -rf "$rundir"; mkdir -p "$rundir"
-
+  RUNDIR="$VMB/runs/$mode"
   # Without recorded ground truth (e.g. --kernel on another mode) the guest
   # still boots, so its facts can be drafted into an expect file.
-  expect=$(expect_file "$mode" "$MODE_KERNEL")
+  EXPECT=$(expect_file "$mode" "$MODE_KERNEL")
   SCENARIOS=()
-  [[ -z $expect ]] || mapfile -t SCENARIOS < <(scenarios_for "$mode")
+  [[ -z $EXPECT ]] || mapfile -t SCENARIOS < <(scenarios_for "$mode")
+}
 
+# mode_wanted MODE: false when --set is given and MODE has none of its
+# scenarios (nothing to boot for).
+mode_wanted() {
+  [[ -z $ONLY_SET ]] && return 0
+  [[ -n $(scenarios_for "$1") ]]
+}
+
+# prepare_mode MODE: everything the boot needs that touches shared caches
+# (kernel, QEMU 10 and rootfs downloads) and the mode's initramfs. Runs one
+# mode at a time, so parallel boots never race on a download.
+prepare_mode() {
+  local mode=$1
+  load_mode "$mode"
+  rm -rf "$RUNDIR"; mkdir -p "$RUNDIR"
   fetch_kernel "$MODE_KERNEL"
-  kdir="$VMB/kernel-$MODE_KERNEL"
   [[ $MODE_QEMU == qemu10 ]] && fetch_qemu10
   [[ -z $MODE_ROOTFS ]] || fetch_rootfs "$MODE_ROOTFS"
-  build_initramfs "$mode" "$kdir" "$rundir/initramfs.cpio"
+  build_initramfs "$mode" "$VMB/kernel-$MODE_KERNEL" "$RUNDIR/initramfs.cpio"
   [[ $KEEP == 1 ]] || rm -rf "$VMB/initramfs/$mode"
+}
 
+# boot_mode MODE: boot one prepared guest and check everything it ran. The
+# PASS/FAIL report goes to stdout; writes "passed failed" to RUNDIR/counts.
+boot_mode() {
+  local mode=$1 kdir s limit start
+  PASSED=0 FAILED=0
+  load_mode "$mode"
+  kdir="$VMB/kernel-$MODE_KERNEL"
   # Outer limit: only a hung guest kernel should ever reach it, since the
   # guest enforces the per-scenario limits itself.
   limit=$((BOOT_ALLOWANCE + SETUP_TIMEOUT))
   for s in "${SCENARIOS[@]}"; do
     limit=$((limit + $(scenario_header "$VM_DIR/scenarios/$s.sh" timeout | grep . || echo "$SCENARIO_TIMEOUT")))
   done
-  qemu_command "$mode" "$kdir" "$rundir"
-  printf '%q ' "${QEMU[@]}" >"$rundir/qemu.cmd"
+  qemu_command "$mode" "$kdir" "$RUNDIR"
+  printf '%q ' "${QEMU[@]}" >"$RUNDIR/qemu.cmd"
   log "$mode: booting kernel $(cat "$kdir/release") ($MODE_QEMU qemu), scenarios: ${SCENARIOS[*]:-none}"
   start=$(now)
-  "$PY" "$VM_DIR/lib/measure.py" "$rundir/measure" \
-    timeout --kill-after=10 "$limit" "${QEMU[@]}" >"$rundir/qemu.log" 2>&1 || true
+  "$PY" "$VM_DIR/lib/measure.py" "$RUNDIR/measure" \
+    timeout --kill-after=10 "$limit" "${QEMU[@]}" >"$RUNDIR/qemu.log" 2>&1 || true
   log "$mode: guest ran $(elapsed "$start")s"
-  "$PY" "$VM_DIR/lib/results.py" "$rundir/results.log" "$rundir/out" || true
-  [[ $KEEP == 1 ]] || rm -f "$rundir/initramfs.cpio"
+  "$PY" "$VM_DIR/lib/results.py" "$RUNDIR/results.log" "$RUNDIR/out" || true
+  [[ $KEEP == 1 ]] || rm -f "$RUNDIR/initramfs.cpio"
 
-  check_boot "$mode" "$rundir"
-  if [[ -z $expect ]]; then
-    "$PY" "$VM_DIR/lib/facts2expect.py" "$mode" "$MODE_KERNEL" "$rundir/out" \
-      >"$rundir/expect-draft.json" 2>&1 || true
+  check_boot "$mode" "$RUNDIR"
+  if [[ -z $EXPECT ]]; then
+    "$PY" "$VM_DIR/lib/facts2expect.py" "$mode" "$MODE_KERNEL" "$RUNDIR/out" \
+      >"$RUNDIR/expect-draft.json" 2>&1 || true
     report FAIL "$mode/expect" "no expected results for $mode on kernel $MODE_KERNEL" \
-      "(tests/vm/expect/$mode-$MODE_KERNEL.json); a draft from this boot: $rundir/expect-draft.json"
+      "(tests/vm/expect/$mode-$MODE_KERNEL.json); a draft from this boot: $RUNDIR/expect-draft.json"
   fi
   for s in "${SCENARIOS[@]}"; do
-    check_scenario "$mode" "$MODE_KERNEL" "$rundir" "$expect" "$s"
+    check_scenario "$mode" "$MODE_KERNEL" "$RUNDIR" "$EXPECT" "$s"
   done
-  echo "$PASSED $FAILED" >"$rundir/counts"
+  echo "$PASSED $FAILED" >"$RUNDIR/counts"
 }
 
 main() {
@@ -255,11 +287,26 @@ main() {
   exec 9>"$VMB/.lock"
   flock -n 9 || { log "waiting for another vmtest run on $VMB"; flock 9; }
 
-  local total_pass=0 total_fail=0 mode p f start
+  local total_pass=0 total_fail=0 mode p f start booted=() running=0
+  local -A failed_prepare=()
   start=$(now)
   for mode in "${MODES[@]}"; do
-    rm -f "$VMB/runs/$mode/counts"
-    if (run_mode "$mode") && read -r p f <"$VMB/runs/$mode/counts"; then
+    mode_wanted "$mode" || continue
+    rm -f "$VMB/runs/$mode/counts" "$VMB/runs/$mode.report"
+    (prepare_mode "$mode") || failed_prepare[$mode]=1
+    booted+=("$mode")
+  done
+  # Each boot's report is kept in RUNDIR.report and printed in mode order.
+  for mode in "${booted[@]}"; do
+    [[ -z ${failed_prepare[$mode]:-} ]] || continue
+    if [[ $running -ge $JOBS ]]; then wait -n || true; running=$((running - 1)); fi
+    (boot_mode "$mode") >"$VMB/runs/$mode.report" &
+    running=$((running + 1))
+  done
+  wait || true
+  for mode in "${booted[@]}"; do
+    [[ -z ${failed_prepare[$mode]:-} ]] && cat "$VMB/runs/$mode.report"
+    if [[ -z ${failed_prepare[$mode]:-} ]] && read -r p f <"$VMB/runs/$mode/counts"; then
       total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
     else
       echo "FAIL $mode/boot"
