@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -593,25 +594,22 @@ std::uint64_t thread_cpu_ns() {
          static_cast<std::uint64_t>(now.tv_nsec);
 }
 
-bool in_state_s(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  std::size_t close = text.rfind(')');
-  return close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'S';
-}
-
-// True once `pid` is blocked and switched out. /proc shows S from the moment
-// the task prepares to wait, while it is still on the CPU; if it is woken in
-// that window it never leaves the CPU, no sched_switch happens, and a tracker
-// started then would miss its whole slice (measured: 120 ms of 300). S seen
-// twice 5 ms apart, with nothing to wake it, means it really switched out.
-bool wait_until_sleeping(pid_t pid) {
-  for (int i = 0; i < 400; ++i) {
-    if (in_state_s(pid)) {
-      std::this_thread::sleep_for(5ms);
-      if (in_state_s(pid)) return true;
-    }
-    std::this_thread::sleep_for(5ms);
+// True once `pid` is off its CPU, blocked in a system call (waited for up to
+// 10 s). /proc/PID/syscall answers with the call's number only after the
+// kernel's wait_task_inactive() found the task switched out in the state it
+// blocked in ("running" while it is on a CPU or if it woke meanwhile), so the
+// switch-out a tracker must see has happened. /proc/PID/stat shows S from the
+// moment the task prepares to wait, while it is still on the CPU: a tracker
+// started then missed the whole next slice (measured: 120 ms of 300).
+bool wait_until_switched_out(pid_t pid) {
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  const std::string path = "/proc/" + std::to_string(pid) + "/syscall";
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::ifstream in(path);
+    std::string first;
+    in >> first;  // a number, "-1" (blocked outside a call) or "running"
+    if (!first.empty() && std::isdigit(static_cast<unsigned char>(first[0]))) return true;
+    std::this_thread::sleep_for(1ms);
   }
   return false;
 }
@@ -649,7 +647,8 @@ TEST_P(RunTimeHookTest, PinnedSpinnerIsCreditedToItsCpusNode) {
   child.receive();
   const pid_t pid = child.pid();
   // A task already on the CPU at start is counted from its next switch-in.
-  ASSERT_TRUE(wait_until_sleeping(pid)) << "child never blocked waiting for go";
+  ASSERT_TRUE(wait_until_switched_out(pid))
+      << "child not switched out, blocked waiting for go, within 10 s";
   BpfRunTimeTracker tracker;
   tracker.start({pid}, cpu_node, {GetParam()});
   EXPECT_EQ(tracker.attach_point(), GetParam());
@@ -657,13 +656,14 @@ TEST_P(RunTimeHookTest, PinnedSpinnerIsCreditedToItsCpusNode) {
   const auto begin = std::chrono::steady_clock::now();
   child.go();
   ASSERT_EQ(child.receive(), 1u);
-  ASSERT_TRUE(wait_until_sleeping(pid)) << "child never blocked after spinning";
+  ASSERT_TRUE(wait_until_switched_out(pid))
+      << "child not switched out, blocked after spinning, within 10 s";
   const auto wall = std::chrono::steady_clock::now() - begin;
   // The kernel's own count of the child's time on a CPU since go.
   const std::uint64_t run = on_cpu_ns(pid) - run_before;
 
-  // /proc shows S a moment before the switch that credits the last slice:
-  // give the program up to a second to catch up with the kernel's figure.
+  // The switch-out has happened; its sched_switch has credited the slice by
+  // the time the map is read (up to a second allowed for the map update).
   std::map<pid_t, std::map<int, std::uint64_t>> times;
   auto credited = [&] {
     times = tracker.read();

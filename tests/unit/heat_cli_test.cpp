@@ -14,6 +14,7 @@
 
 #include <boost/json.hpp>
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "heat_recorder.hpp"
@@ -22,6 +23,8 @@
 
 namespace tier {
 namespace {
+
+namespace fs = std::filesystem;
 
 using test::CommandResult;
 using namespace std::chrono_literals;
@@ -221,13 +224,15 @@ TEST(HeatCli, RecordArgumentErrors) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--record needs --pid"), std::string::npos) << r.err;
 
-  // A path that cannot be written fails before collection starts.
+  // A path that cannot be written fails before collection starts: with a
+  // 600 s collection asked, an answer within 60 s (it takes milliseconds)
+  // can only be the early failure.
   const auto begin = std::chrono::steady_clock::now();
   r = tierctl({"heat", "--pid", std::to_string(getpid()), "--source", "perf-fault", "--duration",
-               "30", "--record", "/nonexistent-dir/rec.trace"});
+               "600", "--record", "/nonexistent-dir/rec.trace"});
   if (r.err.find("not available") != std::string::npos) GTEST_SKIP() << r.err;
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_LT(std::chrono::steady_clock::now() - begin, 10s);
+  EXPECT_LT(std::chrono::steady_clock::now() - begin, 60s);
   EXPECT_NE(r.err.find("cannot write trace file /nonexistent-dir/rec.trace: "), std::string::npos)
       << r.err;
 
@@ -370,6 +375,20 @@ class HotsetUnderBalancing : public ::testing::Test {
   std::uint64_t base_ = 0;
 };
 
+// True once `pid` holds a BPF link (an attached program), within `limit`.
+bool wait_for_bpf_link(pid_t pid, std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  const fs::path fds = "/proc/" + std::to_string(pid) + "/fd";
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::error_code ec;
+    for (const auto& fd : fs::directory_iterator(fds, ec)) {
+      if (fs::read_symlink(fd.path(), ec).string() == "anon_inode:bpf_link") return true;
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+  return false;
+}
+
 TEST_F(HotsetUnderBalancing, BpfFaultSourceFindsTheHotSet) {
   expect_finds_hot_set("bpf-fault");
 }
@@ -379,14 +398,18 @@ TEST_F(HotsetUnderBalancing, PerfFaultSourceFindsTheHotSet) {
 }
 
 TEST_F(HotsetUnderBalancing, TheProcessExitingEndsTheRunWithItsReason) {
+  // 600 s asked: ending within 60 s of the kill (one poll, typically under
+  // a second) can only be the exit ending the run.
   auto heat = test::Process({kBin + "/tierctl", "heat", "--pid", std::to_string(hotset_->pid()),
-                             "--source", "bpf-fault", "--duration", "30", "--json"});
-  std::this_thread::sleep_for(2s);
+                             "--source", "bpf-fault", "--duration", "600", "--json"});
+  // The kill must come while tierctl collects, not before it started: wait
+  // for its BPF link (the program attached), not for a fixed time.
+  ASSERT_TRUE(wait_for_bpf_link(heat.pid(), 60s)) << "tierctl heat attached no program in 60 s";
   hotset_->signal(SIGKILL);
   hotset_->wait();
   const auto begin = std::chrono::steady_clock::now();
   auto r = heat.wait();
-  EXPECT_LT(std::chrono::steady_clock::now() - begin, 10s);
+  EXPECT_LT(std::chrono::steady_clock::now() - begin, 60s);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto doc = parse_json(r);
   EXPECT_NE(std::string(doc.at("stopped_reason").as_string().c_str()).find("exited"),

@@ -166,10 +166,11 @@ class PerfFaultSource : public ::testing::Test {
     if (!a.available) GTEST_SKIP() << "perf-fault unavailable: " << a.reason;
   }
 
-  // Polls until `done(samples)` or 5 s; returns the last PollResult.
+  // Polls until `done(samples)` or 30 s (far from the milliseconds a poll
+  // takes, even under ASan on a loaded machine); returns the last PollResult.
   static PollResult poll_until(HeatSource& source, std::vector<AccessSample>& samples,
                                const std::function<bool(const PollResult&)>& done) {
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     PollResult r;
     do {
       r = source.poll(samples);

@@ -249,10 +249,12 @@ class WorkerTest : public ::testing::Test {
     return s;
   }
 
-  // Runs the loop until `done` or 5 s.
+  // Runs the loop until `done` or 30 s: a wait for the outcome, typically a
+  // few ticks of 10 ms; the deadline is far from that even under ASan on a
+  // loaded 2-core machine, and only a broken worker reaches it.
   template <typename Done>
   void run_until(boost::asio::io_context& io, Done done) {
-    const auto deadline = std::chrono::steady_clock::now() + 5s;
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
     while (!done() && std::chrono::steady_clock::now() < deadline) {
       io.run_for(10ms);
       io.restart();
