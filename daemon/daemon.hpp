@@ -28,6 +28,7 @@
 #include "metrics/metrics.hpp"
 #include "options.hpp"
 #include "placement/heat_choice.hpp"
+#include "placement/move_ledger.hpp"
 #include "placement/placement_worker.hpp"
 #include "pools/offline_suppression.hpp"
 #include "pools/pool_manager.hpp"
@@ -191,15 +192,8 @@ class Daemon {
   // workload's worker probes again when it starts) and why, for status; an
   // empty source when none is usable (`why` then says why not).
   tier::heat::AutoPick auto_pick_;
-  struct MoveStats {
-    std::uint64_t promoted_bytes = 0, demoted_bytes = 0;
-    std::uint64_t promoted_pages = 0, demoted_pages = 0;
-    std::uint64_t failed_pages = 0;        // busy, no memory, permission, other
-    std::deque<std::string> last_reasons;  // newest last, a few kept
-  };
-  std::map<std::string, MoveStats> move_stats_;
-  std::uint64_t moves_executed_ = 0, moves_withheld_ = 0;
-  std::uint64_t moved_bytes_total_ = 0;  // by tierd's moves since start (suppression's churn)
+  MoveLedger moves_;  // what tierd's moves did (status; suppression's churn)
+  std::uint64_t moves_withheld_ = 0;
   std::string last_withheld_reason_;
   std::map<std::string, std::uint64_t> vmstat_at_start_;  // the kernel's own moves since start
 

@@ -92,7 +92,7 @@ void Daemon::refresh_workloads(std::int64_t now_unix_s) {
     log::info() << "workload " << dropped.workload.id << " (" << dropped.workload.name
                 << ") dropped: " << dropped.reason;
     record_dropped(dropped, now_unix_s);
-    move_stats_.erase(dropped.workload.id);
+    moves_.forget(dropped.workload.id);
     heat_views_.erase(dropped.workload.id);
   }
   if (!changed.added.empty() || !changed.dropped.empty()) {

@@ -12,15 +12,6 @@ namespace tierd {
 
 namespace {
 
-// Reasons kept per workload for `tierctl status`.
-constexpr std::size_t kReasonsKept = 5;
-
-// Pages the mover could not move for a reason worth reporting (pages not
-// present or already on the target are not failures).
-std::uint64_t failed(const tier::MoveCounts& pages) {
-  return pages.busy + pages.no_memory + pages.permission + pages.other;
-}
-
 // The kernel's own tiering moves in `vmstat` (promotions by NUMA balancing,
 // demotions by reclaim); tierd's move_pages calls count in neither.
 std::uint64_t kernel_promoted(const std::map<std::string, std::uint64_t>& vmstat) {
@@ -104,22 +95,7 @@ void Daemon::take_heat(std::vector<WorkloadHeatView> views) {
 void Daemon::take_moves(std::vector<MoveOutcome> outcomes) {
   for (const MoveOutcome& outcome : outcomes) {
     metrics_->record_migration(outcome.direction, outcome.report);
-    ++moves_executed_;
-    MoveStats& stats = move_stats_[outcome.workload_id];
-    const bool promote = outcome.direction == MigrationDirection::promote;
-    (promote ? stats.promoted_bytes : stats.demoted_bytes) += outcome.report.bytes.moved;
-    (promote ? stats.promoted_pages : stats.demoted_pages) += outcome.report.pages.moved;
-    moved_bytes_total_ += outcome.report.bytes.moved;
-    stats.failed_pages += failed(outcome.report.pages);
-    std::string note = outcome.reason + " (" + std::to_string(outcome.report.bytes.moved >> 10) +
-                       " KiB to node " + std::to_string(outcome.target_node) + ")";
-    if (outcome.report.stop_reason != tier::StopReason::completed) {
-      note += "; stopped: " + std::string(tier::to_string(outcome.report.stop_reason)) + " " +
-              outcome.report.stop_detail;
-    }
-    stats.last_reasons.push_back(std::move(note));
-    while (stats.last_reasons.size() > kReasonsKept) stats.last_reasons.pop_front();
-    log::debug() << "workload " << outcome.workload_id << ": " << stats.last_reasons.back();
+    log::debug() << "workload " << outcome.workload_id << ": " << moves_.record(outcome);
   }
 }
 
@@ -204,17 +180,7 @@ boost::json::value Daemon::placement_json() const {
       for (int node : view->second.cpu_nodes) cpu_nodes.push_back(node);
       item["cpu_nodes"] = std::move(cpu_nodes);
     }
-    const MoveStats none;
-    auto found = move_stats_.find(workload.id);
-    const MoveStats& stats = found == move_stats_.end() ? none : found->second;
-    item["promoted_bytes"] = stats.promoted_bytes;
-    item["demoted_bytes"] = stats.demoted_bytes;
-    item["promoted_pages"] = stats.promoted_pages;
-    item["demoted_pages"] = stats.demoted_pages;
-    item["failed_pages"] = stats.failed_pages;
-    json::array reasons;
-    for (const std::string& reason : stats.last_reasons) reasons.push_back(json::string(reason));
-    item["last_reasons"] = std::move(reasons);
+    for (auto& [key, value] : moves_.workload_json(workload.id)) item[key] = std::move(value);
     workloads.push_back(std::move(item));
   }
   json::object kernel_moves;
@@ -231,7 +197,9 @@ boost::json::value Daemon::placement_json() const {
                       {"heat_source_why", heat_choice_.why},
                       {"heat_source_picked", auto_pick_.source},
                       {"heat_source_picked_why", auto_pick_.why},
-                      {"moves_executed", moves_executed_},
+                      {"moves_executed", moves_.batches()},
+                      {"moves_stopped", moves_.stops_json()},
+                      {"not_moved_pages", moves_.not_moved_json()},
                       {"moves_withheld", moves_withheld_},
                       {"last_withheld_reason", last_withheld_reason_},
                       {"kernel_moves_since_start", std::move(kernel_moves)},

@@ -62,7 +62,7 @@ void Daemon::suppress_offline() {
     const tier::TieringCounts kernel = tier::tiering_counts(memory_->vmstat);
     constexpr std::uint64_t kPage = 4096;  // the vmstat counters count base pages
     inputs.moved_bytes_total =
-        (kernel.promoted_pages + kernel.demoted_pages) * kPage + moved_bytes_total_;
+        (kernel.promoted_pages + kernel.demoted_pages) * kPage + moves_.moved_bytes();
   }
   const std::optional<unsigned> before = suppression_->offline_limit();
   const tier::policy::SuppressionDecision& decision = suppression_->tick(now_s, inputs);
