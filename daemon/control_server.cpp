@@ -1,9 +1,12 @@
 #include "control_server.hpp"
 
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
+#include <chrono>
 #include <filesystem>
 
 #include "tier/protocol/control_protocol.hpp"
@@ -24,6 +27,8 @@ struct ControlServer::Session {
   Peer peer;
   std::shared_ptr<std::size_t> connections;
   std::string buffer;
+  bool answering = false;  // a request read, its reply not yet written
+  std::chrono::steady_clock::time_point last_active = std::chrono::steady_clock::now();
 };
 
 namespace {
@@ -42,8 +47,24 @@ Peer peer_of(stream::socket& socket) {
 
 }  // namespace
 
+std::uint64_t raise_open_file_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return 1024;
+  const rlim_t wanted = std::min<rlim_t>(limit.rlim_max, 65536);
+  if (limit.rlim_cur < wanted) {
+    rlimit raised = limit;
+    raised.rlim_cur = wanted;
+    if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
+  }
+  return limit.rlim_cur;
+}
+
+std::size_t client_limit_for(std::uint64_t fd_limit) {
+  return static_cast<std::size_t>(std::clamp<std::uint64_t>(fd_limit / 2, 1, 1024));
+}
+
 ControlServer::ControlServer(asio::io_context& io, std::string path)
-    : path_(std::move(path)), acceptor_(io) {
+    : path_(std::move(path)), acceptor_(io), accept_retry_(io) {
   std::error_code ec;
   std::filesystem::path dir = std::filesystem::path(path_).parent_path();
   if (!dir.empty()) std::filesystem::create_directories(dir, ec);
@@ -94,20 +115,71 @@ void ControlServer::stop() {
   if (!acceptor_.is_open()) return;
   boost::system::error_code ec;
   acceptor_.close(ec);
+  accept_retry_.cancel();
   std::error_code fs_ec;
   std::filesystem::remove(path_, fs_ec);
 }
 
+void ControlServer::set_max_connections(std::size_t limit) {
+  max_connections_ = std::max<std::size_t>(limit, 1);
+}
+
 void ControlServer::accept_next() {
   acceptor_.async_accept([this](boost::system::error_code ec, stream::socket socket) {
-    if (ec == asio::error::operation_aborted) return;
+    if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
     if (!ec) {
-      Peer peer = peer_of(socket);
-      read_next(std::make_shared<Session>(std::move(socket), peer, connections_));
+      admit(std::move(socket));
+      accept_next();
+      return;
     }
-    // EMFILE and the like: keep accepting; the next attempt may succeed.
-    accept_next();
+    // EMFILE and the like: the connection stays queued, so accepting again
+    // at once would fail again at once. An idle client gives up its
+    // descriptor; the next attempt comes after a pause either way.
+    ++counts_.accept_errors;
+    if (displace_idlest()) ++counts_.displaced;
+    accept_retry_.expires_after(std::chrono::milliseconds(100));
+    accept_retry_.async_wait([this](boost::system::error_code wait_error) {
+      if (!wait_error && acceptor_.is_open()) accept_next();
+    });
   });
+}
+
+void ControlServer::admit(stream::socket socket) {
+  std::erase_if(sessions_, [](const std::weak_ptr<Session>& s) { return s.expired(); });
+  if (*connections_ >= max_connections_) {
+    if (displace_idlest()) {
+      ++counts_.displaced;
+    } else {
+      ++counts_.refused;
+      auto text = std::make_shared<std::string>(
+          control::encode_error("too many clients: " + std::to_string(*connections_) +
+                                    " connections, every one mid-request; try again",
+                                control::ErrorCode::conflict));
+      auto refused = std::make_shared<stream::socket>(std::move(socket));
+      asio::async_write(*refused, asio::buffer(*text),
+                        [refused, text](boost::system::error_code, std::size_t) {});
+      return;
+    }
+  }
+  Peer peer = peer_of(socket);
+  auto session = std::make_shared<Session>(std::move(socket), peer, connections_);
+  sessions_.push_back(session);
+  read_next(session);
+}
+
+// Closes the session idle longest (waiting for a request); false if every
+// session is answering one. Its pending read ends with operation_aborted.
+bool ControlServer::displace_idlest() {
+  std::shared_ptr<Session> idlest;
+  for (const auto& weak : sessions_) {
+    auto session = weak.lock();
+    if (!session || session->answering || !session->socket.is_open()) continue;
+    if (!idlest || session->last_active < idlest->last_active) idlest = session;
+  }
+  if (!idlest) return false;
+  boost::system::error_code ec;
+  idlest->socket.close(ec);
+  return true;
 }
 
 void ControlServer::read_next(std::shared_ptr<Session> session) {
@@ -123,7 +195,8 @@ void ControlServer::read_next(std::shared_ptr<Session> session) {
                             [session, text](boost::system::error_code, std::size_t) {});
           return;
         }
-        if (ec) return;  // peer closed or went away: nothing to answer
+        if (ec) return;  // peer closed or went away, or displaced: nothing to answer
+        session->answering = true;
         std::string line = session->buffer.substr(0, length - 1);
         session->buffer.erase(0, length);
         dispatch(line, session->peer,
@@ -146,6 +219,8 @@ void ControlServer::read_next(std::shared_ptr<Session> session) {
                    asio::async_write(
                        session->socket, asio::buffer(*text),
                        [this, session, text](boost::system::error_code write_error, std::size_t) {
+                         session->answering = false;
+                         session->last_active = std::chrono::steady_clock::now();
                          if (!write_error && acceptor_.is_open()) read_next(session);
                        });
                  });

@@ -4,14 +4,25 @@
 // reply and never disturbs the daemon; a request to a `change` method from a
 // peer that is neither root nor in group `tier` (SO_PEERCRED) is refused with
 // code `permission` before its handler runs.
+//
+// Clients cannot starve tierd of file descriptors: at most
+// max_connections() are open at once (set from RLIMIT_NOFILE, see
+// client_limit_for()). A connection beyond it displaces the client idle
+// longest (one waiting for its next request, none mid-reply), so a new
+// `tierctl status` is answered even while idle clients hold every slot; if
+// every client is mid-request, the newcomer gets a `conflict` error and is
+// closed. An accept that fails (EMFILE, ENFILE) is counted and retried
+// 100 ms later instead of spinning the loop.
 #pragma once
 
 #include <boost/asio.hpp>
 #include <boost/json/value.hpp>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "peer_access.hpp"
 
@@ -42,6 +53,16 @@ class ControlServer {
   /// Connections open now (a leak shows here and in /proc/self/fd).
   std::size_t connections() const { return *connections_; }
 
+  /// At most `limit` (>= 1) connections open at once; 256 until set.
+  void set_max_connections(std::size_t limit);
+  std::size_t max_connections() const { return max_connections_; }
+  struct ClientCounts {
+    std::uint64_t displaced = 0;      // idle clients closed to admit a newer one
+    std::uint64_t refused = 0;        // newcomers refused: every client mid-request
+    std::uint64_t accept_errors = 0;  // accept(2) failures (EMFILE, ENFILE, ...)
+  };
+  const ClientCounts& client_counts() const { return counts_; }
+
  private:
   struct Session;
   struct Method {
@@ -49,6 +70,8 @@ class ControlServer {
     AsyncHandler handler;
   };
   void accept_next();
+  void admit(boost::asio::local::stream_protocol::socket socket);
+  bool displace_idlest();
   void read_next(std::shared_ptr<Session> session);
   void dispatch(const std::string& line, const Peer& peer, Done done) const;
 
@@ -57,6 +80,20 @@ class ControlServer {
   std::map<std::string, Method> methods_;
   // Shared with sessions, which may outlive a stopped server by one callback.
   std::shared_ptr<std::size_t> connections_ = std::make_shared<std::size_t>(0);
+  std::vector<std::weak_ptr<Session>> sessions_;  // expired ones pruned at each admission
+  std::size_t max_connections_ = 256;
+  ClientCounts counts_;
+  boost::asio::steady_timer accept_retry_;
 };
+
+/// Raises this process's soft RLIMIT_NOFILE to its hard limit (at most
+/// 65536): systemd starts services at 1024 soft for select()'s sake, which
+/// tierd does not use. Returns the soft limit in force afterwards.
+std::uint64_t raise_open_file_limit();
+
+/// The client limit for a file-descriptor limit of `fd_limit`: half of it,
+/// the rest left for tierd's own work (/proc reads, heat sources, the state
+/// file, metrics), at most 1024.
+std::size_t client_limit_for(std::uint64_t fd_limit);
 
 }  // namespace tierd

@@ -151,6 +151,8 @@ void Daemon::start() {
   // a second tierd started by mistake fails here, leaving the kernel
   // settings and the state file of the running one alone.
   server_ = std::make_unique<ControlServer>(io_, config_.socket);
+  fd_limit_ = raise_open_file_limit();
+  server_->set_max_connections(client_limit_for(fd_limit_));
   metrics_ = std::make_unique<Metrics>(parse_listen_address(config_.metrics_listen));
   if (auto address = metrics_->address()) {
     log::info() << "metrics: serving http://" << address->to_string() << "/metrics";

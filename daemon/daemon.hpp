@@ -194,6 +194,7 @@ class Daemon {
   tier::heat::AutoPick auto_pick_;
   MoveLedger moves_;  // what tierd's moves did (status; suppression's churn)
   std::uint64_t moves_withheld_ = 0;
+  std::uint64_t fd_limit_ = 0;  // RLIMIT_NOFILE after raise_open_file_limit()
   std::string last_withheld_reason_;
   std::map<std::string, std::uint64_t> vmstat_at_start_;  // the kernel's own moves since start
 

@@ -90,6 +90,13 @@ boost::json::value Daemon::status_json() const {
       {"kernel", std::move(kernel)},
       {"placement", placement_json()},
       {"connections", server_->connections()},
+      {"clients",
+       {{"connections", server_->connections()},
+        {"max_connections", server_->max_connections()},
+        {"fd_limit", fd_limit_},
+        {"displaced", server_->client_counts().displaced},
+        {"refused", server_->client_counts().refused},
+        {"accept_errors", server_->client_counts().accept_errors}}},
       {"last_reload", last_reload_ ? json::value(std::move(last_reload)) : json::value(nullptr)}};
   if (!state_error_.empty()) result["state_error"] = state_error_;
   return result;

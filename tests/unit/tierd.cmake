@@ -28,3 +28,7 @@ add_dependencies(tierd_pools_test tierd)
 tier_unit_test(tierd_config_input_test unit/tierd_config_input_test.cpp)
 target_link_libraries(tierd_config_input_test PRIVATE tierd_core)
 add_dependencies(tierd_config_input_test tierd)
+# The real tierd under RLIMIT_NOFILE 64 flooded by idle clients (prlimit).
+tier_unit_test(tierd_clients_test unit/tierd_clients_test.cpp)
+target_link_libraries(tierd_clients_test PRIVATE Boost::json)
+add_dependencies(tierd_clients_test tierd)

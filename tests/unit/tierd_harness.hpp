@@ -101,6 +101,12 @@ class TierdInstance {
     argv_.insert(argv_.end(), extra.begin(), extra.end());
   }
 
+  /// Runs tierd under a wrapper that execs it (e.g. `prlimit --nofile=64:64
+  /// --`), so pid() is still tierd's; call before start().
+  void run_under(const std::vector<std::string>& wrapper) {
+    argv_.insert(argv_.begin(), wrapper.begin(), wrapper.end());
+  }
+
   /// Starts tierd and waits (10 s) until its socket answers `status`.
   bool start() {
     process_.emplace(argv_);
