@@ -31,6 +31,12 @@ for name in ("offline_ready", "online_start", "suppressed", "measured", "online_
         c.fail("event %s missing: %r" % (name, c.file("events")))
         c.finish()
 
+# Each step waited for its outcome (waits.txt: "WHAT waited S s ok|TIMEOUT").
+for line in c.file("waits.txt").splitlines():
+    if line.endswith("TIMEOUT"):
+        c.fail("waited in vain: " + line)
+c.note("waits: " + "; ".join(l.rsplit(" ", 1)[0] for l in c.file("waits.txt").splitlines()))
+
 log = c.file("suppression.log")
 shrinks = [l for l in log.splitlines() if "shrink offline" in l]
 if not shrinks:
@@ -92,7 +98,13 @@ if status:
     on, off = by_class.get("online", {}), by_class.get("offline", {})
     c.eq("offline pages demoted by tierd", off.get("demoted_bytes", 0) > 0, True)
     c.eq("online pages promoted by tierd", on.get("promoted_bytes", 0) > 0, True)
-    c.eq("online bytes demoted by tierd", on.get("demoted_bytes", -1), 0)
+    if not c.eq("online bytes demoted by tierd", on.get("demoted_bytes", -1), 0):
+        # tierd logs every batch at debug level: name the demotions' reasons.
+        online_id = on.get("id", "?")
+        lines = [l for l in c.file("tierd.log").splitlines()
+                 if online_id + ": demote" in l or "suppression:" in l]
+        c.fail("online %s demotions and suppression states, in order: %s" % (
+            online_id, " | ".join(lines[-20:]) or "none logged"))
     kernel = status.get("placement", {}).get("kernel_moves_since_start", {})
     c.note("offline demoted %.0f MiB, online promoted %.0f MiB; the kernel's own moves: %s" % (
         off.get("demoted_bytes", 0) / 2**20, on.get("promoted_bytes", 0) / 2**20, kernel))
