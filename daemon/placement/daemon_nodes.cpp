@@ -74,6 +74,7 @@ void Daemon::follow_node_memory() {
     node_watch_.reset(*memory_, memory_block_bytes(tier::SysRoot(config_.topology_root)));
   }
   ++topology_changes_;
+  metrics_->record_topology_change();
   last_topology_change_ = TopologyChange{changes, topology_summary(*topology_),
                                          static_cast<std::int64_t>(std::time(nullptr))};
 }
