@@ -30,6 +30,21 @@ std::string state_of(const json::value& status) {
   return "-";
 }
 
+// Node memory that changed under tierd (docs/topology.md, "Memory hotplug"):
+// how often, and the last change with the topology it left. Nothing when
+// there was none (or the daemon does not report it).
+void render_topology_change(std::ostream& out, const json::value& status) {
+  const json::value* count = field(&status, "topology_changes");
+  const json::value* last = field(&status, "last_topology_change");
+  if (count == nullptr || !count->is_number() || last == nullptr || !last->is_object()) return;
+  std::string nodes;
+  for (const json::value& line : elements(field(last, "nodes"))) {
+    nodes += (nodes.empty() ? "" : "; ") + text(&line);
+  }
+  out << "  node memory changed " << text(count) << " time(s) under tierd; last: " << nodes
+      << " (topology now " << text(field(last, "topology")) << ")\n";
+}
+
 // Per workload: where its memory is, how much of it (and of its sampled
 // accesses) is on the fast tier, what tierd moved and why.
 void render_placement(std::ostream& out, const json::value* placement) {
@@ -128,7 +143,17 @@ void render_status(std::ostream& out, const json::value& status) {
                  human_bytes(field(&node, "total_bytes"))});
     }
     table.print(out, "  ");
+    std::string unplaceable;
+    for (const json::value& node : nodes) {
+      const json::value* placeable = field(&node, "placeable");
+      if (placeable != nullptr && placeable->is_bool() && !placeable->as_bool()) {
+        unplaceable += (unplaceable.empty() ? "" : ", ") + text(field(&node, "id"));
+      }
+    }
+    if (!unplaceable.empty())
+      out << "  no target (no memory, or not ranked): " << unplaceable << "\n";
   }
+  render_topology_change(out, status);
 
   render_placement(out, field(&status, "placement"));
 

@@ -28,18 +28,6 @@ void apply_log_level(const Config& config) {
   log::set_level(log::parse_level(config.log_level).value_or(log::Level::info));
 }
 
-tier::Topology load_topology(const Config& config) {
-  tier::TopologyOptions topo_options;
-  topo_options.root = tier::SysRoot(config.topology_root);
-  topo_options.tier_override = config.tier_override;
-  return tier::load_topology(topo_options);
-}
-
-std::string topology_summary(const tier::Topology& topology) {
-  return std::to_string(topology.nodes().size()) + " node(s), " +
-         std::to_string(topology.memory_tiers().size()) + " memory tier(s)";
-}
-
 // The kubepods watch of a configuration, its override file read (throws
 // PodOverridesError naming file:line:key).
 std::optional<KubepodsWatch> kubepods_watch(const Config& config) {
@@ -137,7 +125,9 @@ int Daemon::run() {
 
 void Daemon::start() {
   apply_log_level(config_);
-  topology_ = std::make_shared<const tier::Topology>(load_topology(config_));
+  WatchedTopology read = read_watched_topology(config_);
+  topology_ = read.topology;
+  node_watch_.reset(read.memory, read.block_bytes);
   one_tier_note_ = one_tier_note(*topology_);
   {
     std::ostringstream text;
@@ -252,7 +242,8 @@ std::vector<std::string> Daemon::reload() {
     // Against the machine before anything changes: an error refuses the
     // whole file, as a parse error does.
     enforce(check_config(next, source, options_.root));
-    auto topology = std::make_shared<const tier::Topology>(load_topology(next));
+    WatchedTopology read = read_watched_topology(next);
+    std::shared_ptr<const tier::Topology> topology = read.topology;
     std::vector<std::string> changes = config_changes(config_, next);
     for (const std::string& change : changes) log::info() << "reload: " << change;
     if (changes.empty()) log::info() << "reload: configuration unchanged";
@@ -300,6 +291,7 @@ std::vector<std::string> Daemon::reload() {
       one_tier_logged_ = false;
     }
     topology_ = std::move(topology);
+    node_watch_.reset(read.memory, read.block_bytes);
     config_ = std::move(next);
     if (restart_placement) start_placement();
     save_state();

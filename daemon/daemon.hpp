@@ -29,6 +29,7 @@
 #include "options.hpp"
 #include "placement/heat_choice.hpp"
 #include "placement/move_ledger.hpp"
+#include "placement/node_watch.hpp"
 #include "placement/placement_worker.hpp"
 #include "pools/offline_suppression.hpp"
 #include "pools/pool_manager.hpp"
@@ -43,6 +44,11 @@
 namespace tierd {
 
 class HeatWorker;
+
+/// `config`'s topology (its root and tier overrides).
+tier::Topology load_topology(const Config& config);
+/// "5 node(s), 3 memory tier(s)": what the log says of a topology.
+std::string topology_summary(const tier::Topology& topology);
 
 class Daemon {
  public:
@@ -100,6 +106,22 @@ class Daemon {
   };
   TierResidency residency_by_tier(const std::string& workload_id) const;
   std::vector<std::vector<double>> latency_matrix() const;
+
+  // --- node memory coming and going (placement/daemon_nodes.cpp) ---
+  /// A topology with the node memory read just before it: the NodeWatch
+  /// baseline once the topology is in use.
+  struct WatchedTopology {
+    std::shared_ptr<const tier::Topology> topology;
+    tier::MemorySnapshot memory;
+    std::uint64_t block_bytes = 0;
+  };
+  WatchedTopology read_watched_topology(const Config& config) const;
+  /// Each epoch: when node memory changed by a block or more since the
+  /// topology was read, logs what changed, re-reads the topology and counts
+  /// the change for status (docs/topology.md, "Memory hotplug").
+  void follow_node_memory();
+  /// status's "last_topology_change" (null before any).
+  boost::json::value topology_change_json() const;
 
   // --- CPU pools (pools/daemon_pools.cpp) ---
   /// Builds the pool manager for `config` ([pools] enabled) or tears the
@@ -204,6 +226,16 @@ class Daemon {
     std::int64_t unix_s = 0;
   };
   std::optional<ReloadNote> last_reload_;
+
+  // Node memory against the topology in use, and what changed under it.
+  NodeWatch node_watch_;
+  std::uint64_t topology_changes_ = 0;
+  struct TopologyChange {
+    std::vector<std::string> nodes;  // NodeWatch::changes() lines
+    std::string topology;            // topology_summary() after the re-read
+    std::int64_t unix_s = 0;
+  };
+  std::optional<TopologyChange> last_topology_change_;
   std::string state_error_;  // last state.json write failure, "" when fine
 };
 

@@ -50,6 +50,7 @@ void Daemon::schedule_tick() {
 void Daemon::sample_epoch() {
   ++epochs_;
   memory_ = tier::read_memory_snapshot(tier::SysRoot(config_.topology_root));
+  follow_node_memory();
   metrics_->update_nodes(*topology_, *memory_);
   metrics_->update_kernel_counters(memory_->vmstat);
   refresh_workloads(static_cast<std::int64_t>(std::time(nullptr)));
@@ -137,15 +138,10 @@ std::vector<WorkloadPlacement> Daemon::placements() const {
   return out;
 }
 
+// Nodes without memory (offlined, unplugged) are no target: see node_watch.hpp.
 std::vector<tier::policy::NodeState> Daemon::node_states() const {
-  std::vector<tier::policy::NodeState> nodes;
-  if (!memory_) return nodes;
-  for (const tier::NodeMemory& node : memory_->nodes) {
-    const tier::Node* known = topology_->node(node.node);
-    nodes.push_back({node.node, known ? known->tier : 0, known ? !known->cpus.empty() : false,
-                     node.total_bytes, node.free_bytes, node.high_watermark_bytes});
-  }
-  return nodes;
+  if (!memory_) return {};
+  return placeable_nodes(*memory_, *topology_);
 }
 
 tier::policy::Snapshot Daemon::policy_snapshot() const {

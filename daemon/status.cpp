@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 #include <cstdio>
 #include <ctime>
+#include <set>
 
 #include "daemon.hpp"
 #include "tier/version.hpp"
@@ -38,12 +39,15 @@ boost::json::value Daemon::status_json() const {
     ++by_class[to_string(workload.workload_class)];
   json::array nodes;
   if (memory_) {
+    std::set<unsigned> placeable;
+    for (const tier::policy::NodeState& state : node_states()) placeable.insert(state.node);
     for (const tier::NodeMemory& node : memory_->nodes) {
       const tier::Node* known = topology_->node(node.node);
       nodes.push_back({{"id", node.node},
                        {"tier", known ? known->tier : 0},
                        {"total_bytes", node.total_bytes},
-                       {"free_bytes", node.free_bytes}});
+                       {"free_bytes", node.free_bytes},
+                       {"placeable", placeable.contains(node.node)}});
     }
   }
   json::object last_reload;
@@ -87,6 +91,8 @@ boost::json::value Daemon::status_json() const {
         {"default", by_class["default"]},
         {"dropped_total", dropped_total_}}},
       {"nodes", std::move(nodes)},
+      {"topology_changes", topology_changes_},
+      {"last_topology_change", topology_change_json()},
       {"kernel", std::move(kernel)},
       {"placement", placement_json()},
       {"connections", server_->connections()},

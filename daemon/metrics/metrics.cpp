@@ -108,6 +108,9 @@ Metrics::Metrics(const std::optional<ListenAddress>& listen)
                                    "Access samples a heat source delivered")),
       heat_drops_(counter_family(*registry_, "tier_heat_drops_total",
                                  "Access samples a heat source lost before delivery")),
+      topology_changes_(
+          counter_family(*registry_, "tier_topology_changes_total",
+                         "Times node memory changed by a memory block or more under tierd")),
       policy_tick_(prometheus::BuildHistogram()
                        .Name("tier_policy_tick_seconds")
                        .Help("Duration of one policy tick of the daemon loop in seconds")
@@ -117,6 +120,7 @@ Metrics::Metrics(const std::optional<ListenAddress>& listen)
       .Add({{"version", tier::kVersion}})
       .Set(1);
   gauge_family(*registry_, "tier_up", "1 while tierd runs its loop").Add({}).Set(1);
+  topology_changes_.Add({});  // 0 from the start: most machines never see one
   // Known label values exist from the start, so rate() and alerts see a 0
   // rather than an absent series before the first move.
   for (MigrationDirection direction : kDirections) {
@@ -194,6 +198,10 @@ void Metrics::update_heat_sources(const std::vector<HeatSourceTotals>& sources) 
         .observe(source.counters.samples);
     cumulative(heat_drops_, labels, CumulativeCounter::First::count).observe(source.counters.drops);
   }
+}
+
+void Metrics::record_topology_change() {
+  topology_changes_.Add({}).Increment();
 }
 
 void Metrics::observe_policy_tick(std::chrono::duration<double> elapsed) {

@@ -58,6 +58,9 @@ class Metrics {
   /// Running totals of every heat source (counted in full: they start with us).
   void update_heat_sources(const std::vector<HeatSourceTotals>& sources);
   void observe_policy_tick(std::chrono::duration<double> elapsed);
+  /// tier_topology_changes_total: node memory changed under tierd and the
+  /// topology was read again (docs/topology.md, "Memory hotplug").
+  void record_topology_change();
   /// Resident bytes per node and the share on tier 0, per workload; workloads
   /// absent from this call disappear from scrapes.
   void update_workloads(const tier::Topology& topology,
@@ -96,6 +99,7 @@ class Metrics {
   CounterFamily& migration_failures_;
   CounterFamily& heat_samples_;
   CounterFamily& heat_drops_;
+  CounterFamily& topology_changes_;
   prometheus::Histogram& policy_tick_;
   // Keyed by family and labels so one map serves every fed counter.
   std::map<std::pair<const CounterFamily*, prometheus::Labels>, CumulativeCounter> cumulative_;

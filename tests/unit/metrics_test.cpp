@@ -157,6 +157,8 @@ tier::MemorySnapshot two_node_snapshot() {
 void feed_known_tick(Metrics& metrics) {
   const tier::Topology topology = two_tier_topology();
   metrics.update_nodes(topology, two_node_snapshot());
+  metrics.record_topology_change();  // e.g. a CXL node's memory offlined,
+  metrics.record_topology_change();  // and back
 
   // Baseline first (history since boot), then growth.
   metrics.update_kernel_counters({{"pgpromote_success", 1000}, {"pgdemote_kswapd", 500}});
@@ -237,6 +239,7 @@ TEST_F(MetricsExporter, ScrapeReturnsTheFedValuesExactly) {
       {R"(tier_heat_drops_total{source="bpf_faults"})", 4},
       {R"(tier_heat_samples_total{source="damon"})", 40},
       {R"(tier_heat_drops_total{source="damon"})", 0},
+      {"tier_topology_changes_total", 2},
       {"tier_policy_tick_seconds_count", 3},
       {"tier_policy_tick_seconds_sum", 3.0203},
       {R"(tier_policy_tick_seconds_bucket{le="0.0005"})", 1},
@@ -284,6 +287,7 @@ TEST_F(MetricsExporter, ScrapeReturnsTheFedValuesExactly) {
       {"tier_migration_failures_total", "counter"},
       {"tier_heat_samples_total", "counter"},
       {"tier_heat_drops_total", "counter"},
+      {"tier_topology_changes_total", "counter"},
       {"tier_policy_tick_seconds", "histogram"},
       {"tier_workload_fast_tier_share", "gauge"},
       {"tier_workload_resident_bytes", "gauge"},

@@ -183,6 +183,30 @@ TEST_F(TierctlDaemon, StatusWithMissingFieldsPrintsDashes) {
   EXPECT_THAT(r.out, HasSubstr("last reload: -"));
 }
 
+// A node that lost its memory under tierd: named as no target, and the
+// change tierd counted shown with the topology it left.
+TEST_F(TierctlDaemon, StatusShowsNodeMemoryThatChanged) {
+  ScriptedDaemon changed(dir_.path() / "changed.sock");
+  changed.reply("status", json::parse(R"js({"state": "running",
+      "nodes": [{"id": 0, "tier": 0, "total_bytes": 1073741824, "free_bytes": 536870912,
+                 "placeable": true},
+                {"id": 4, "tier": 0, "total_bytes": 0, "free_bytes": 0, "placeable": false}],
+      "topology_changes": 2,
+      "last_topology_change": {"nodes": ["node 4: no memory (was 256 MiB)"],
+                               "topology": "5 node(s), 2 memory tier(s)", "unix_s": 1796000000}})js"));
+  changed.start();
+  auto r = run_command({kTierctl, "--socket", (dir_.path() / "changed.sock").string(), "status"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("no target (no memory, or not ranked): 4\n")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("node memory changed 2 time(s) under tierd; last: node 4: no memory "
+                               "(was 256 MiB) (topology now 5 node(s), 2 memory tier(s))"));
+  // Without a change (kStatus), neither line.
+  start();
+  auto plain = tierctl({"status"});
+  EXPECT_THAT(plain.out, Not(HasSubstr("node memory changed")));
+  EXPECT_THAT(plain.out, Not(HasSubstr("no target")));
+}
+
 // Replies of unexpected shape (wrong types, nulls, empty objects) still
 // render: whatever a tierd sends, the human output never crashes tierctl.
 TEST(TierctlDaemonShapes, OddRepliesStillRender) {
