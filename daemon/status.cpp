@@ -90,7 +90,8 @@ boost::json::value Daemon::status_json() const {
       {"kernel", std::move(kernel)},
       {"placement", placement_json()},
       {"connections", server_->connections()},
-      {"last_reload", last_reload_ ? json::value(std::move(last_reload)) : json::value(nullptr)}};
+      {"last_reload", last_reload_ ? json::value(std::move(last_reload)) : json::value(nullptr)},
+      {"state_file", state_file_json()}};
   if (!state_error_.empty()) result["state_error"] = state_error_;
   return result;
 }
