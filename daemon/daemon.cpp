@@ -336,6 +336,7 @@ void Daemon::use_policy(const std::string& name, const tier::policy::Params& par
 // "policy":{"name","params"}}. A damaged file is kept aside as PATH.bad and
 // tierd starts without it rather than refusing to start.
 void Daemon::recover_state() {
+  remove_stale_temporaries();
   std::optional<boost::json::value> state;
   try {
     state = read_state_file(config_.state_path);
@@ -402,6 +403,24 @@ void Daemon::recover_state() {
     state_note_.problem = std::string("workloads unreadable: ") + e.what();
     log::error() << "state: workloads in " << config_.state_path << " unreadable (" << e.what()
                  << "); starting with none";
+  }
+}
+
+// write_state_file's temporaries (PATH.tmp.PID) that an earlier tierd,
+// killed mid-write, left behind: never the state, only clutter that would
+// pile up with every crash.
+void Daemon::remove_stale_temporaries() {
+  const std::filesystem::path path(config_.state_path);
+  const std::string prefix = path.filename().string() + ".tmp.";
+  std::error_code ec;
+  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) != 0 || !entry.is_regular_file(ec)) continue;
+    if (std::filesystem::remove(entry.path(), ec)) {
+      log::info() << "state: removed " << entry.path().string()
+                  << ", a temporary left by a tierd stopped mid-write";
+    }
   }
 }
 

@@ -64,6 +64,7 @@ class Daemon {
   void reload_from_signal();
   void recover_state();
   void keep_damaged_state(const std::string& problem);
+  void remove_stale_temporaries();
   void save_state();
   void use_policy(const std::string& name, const tier::policy::Params& params);
 

@@ -444,6 +444,21 @@ TEST_F(Tierd, DamagedStateFileIsKeptAsideReportedAndReplaced) {
   }
 }
 
+// A tierd killed mid-write leaves its temporary (PATH.tmp.PID): the next
+// start removes it and leaves everything else in the directory alone.
+TEST_F(Tierd, StartRemovesTemporariesOfATierdKilledMidWrite) {
+  TierdInstance tierd(dir_.path(), fast_config());
+  const fs::path stale = tierd.state().string() + ".tmp.999999";
+  const fs::path other = dir_.path() / "state.json.bak";
+  write_text_file(stale, R"({"workloads":[)");
+  write_text_file(other, "keep");
+  ASSERT_TRUE(tierd.start()) << tierd.log_so_far();
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_EQ(read_text_file(other), "keep");
+  EXPECT_THAT(tierd.log_so_far(), HasSubstr("state: removed " + stale.string()));
+  EXPECT_EQ(tierd.stop().exit_code, 0);
+}
+
 // A state write that fails (here: the temporary file cannot be created, as
 // on a full file system the write would fail) leaves the previous file
 // byte-identical, is counted and reported, and the next good write clears
