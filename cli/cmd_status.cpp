@@ -101,6 +101,38 @@ void render_placement(std::ostream& out, const json::value* placement) {
   }
 }
 
+// After the state path: what tierd found in the file at start and how its
+// writes went ("loaded, 3 workloads recovered; 14 writes"), then the
+// problem and the last failed write when there are any.
+void render_state_file(std::ostream& out, const json::value* file) {
+  if (file == nullptr || !file->is_object()) {
+    out << "\n";
+    return;
+  }
+  const auto has_text = [&](const char* key) {
+    const json::value* value = field(file, key);
+    return value != nullptr && value->is_string() && !value->get_string().empty();
+  };
+  out << " (" << text(field(file, "found"));
+  if (text(field(file, "found")) == "loaded") {
+    out << ", " << text(field(file, "recovered_workloads")) << " workloads recovered";
+  }
+  out << "; " << text(field(file, "writes")) << " writes";
+  if (text(field(file, "write_failures")) != "0") {
+    out << ", " << text(field(file, "write_failures")) << " failed";
+  }
+  out << ")\n";
+  if (has_text("problem")) {
+    out << "    problem: " << text(field(file, "problem"));
+    if (has_text("kept_as")) out << "; kept as " << text(field(file, "kept_as"));
+    out << "\n";
+  }
+  if (has_text("last_write_error")) {
+    out << "    last failed write: " << text(field(file, "last_write_error")) << " ("
+        << utc_time(field(file, "last_write_error_unix_s")) << ")\n";
+  }
+}
+
 void render_status(std::ostream& out, const json::value& status) {
   const json::value* daemon = field(&status, "daemon");
   out << (daemon != nullptr && daemon->is_string() ? text(daemon) : std::string("tierd"));
@@ -171,7 +203,8 @@ void render_status(std::ostream& out, const json::value& status) {
   const json::value* config = field(&status, "config");
   out << "config:      " << text(field(config, "origin")) << "\n";
   out << "  socket:    " << text(field(config, "socket")) << "\n";
-  out << "  state:     " << text(field(config, "state")) << "\n";
+  out << "  state:     " << text(field(config, "state"));
+  render_state_file(out, field(&status, "state_file"));
   out << "  metrics:   " << text(field(config, "metrics")) << "\n";
 
   const json::value* reload = field(&status, "last_reload");

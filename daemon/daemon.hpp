@@ -70,6 +70,8 @@ class Daemon {
   std::vector<std::string> reload();
   void reload_from_signal();
   void recover_state();
+  void keep_damaged_state(const std::string& problem);
+  void remove_stale_temporaries();
   void save_state();
   void use_policy(const std::string& name, const tier::policy::Params& params);
 
@@ -237,6 +239,19 @@ class Daemon {
   };
   std::optional<TopologyChange> last_topology_change_;
   std::string state_error_;  // last state.json write failure, "" when fine
+  // What the start found in state.json and what became of it, and how the
+  // writes since went: status's "state_file".
+  struct StateFileNote {
+    std::string found = "absent";  // absent, loaded, damaged
+    std::string problem;           // why a file was damaged or partly unusable
+    std::string kept_as;           // where a damaged file was kept aside
+    std::size_t recovered_workloads = 0;
+    std::uint64_t writes = 0, write_failures = 0;
+    std::string last_write_error;  // the last failure, kept after a later success
+    std::int64_t last_write_error_unix_s = 0;
+  };
+  StateFileNote state_note_;
+  boost::json::object state_file_json() const;
 };
 
 }  // namespace tierd

@@ -89,15 +89,19 @@ std::optional<std::string> KernelSettings::set(const std::string& knob, const st
   if (found != changes_.end() && found->second.applied == value && *current == value) {
     return std::nullopt;  // already as asked
   }
-  if (!write_knob(root_.path(path), value)) {
-    return knob + ": writing '" + value + "' to " + path + " failed: " + std::strerror(errno);
-  }
-  // The first write records the original; later ones keep it.
-  if (found == changes_.end()) {
+  // The first write records the original, persisted before the knob
+  // changes; later ones keep it.
+  const bool first = found == changes_.end();
+  if (first) {
     changes_[knob] = {path, *current, value};
-  } else {
-    found->second.applied = value;
+    if (record_) record_();
   }
+  if (!write_knob(root_.path(path), value)) {
+    const int error = errno;
+    if (first) changes_.erase(knob);  // nothing changed: nothing to restore
+    return knob + ": writing '" + value + "' to " + path + " failed: " + std::strerror(error);
+  }
+  if (!first) found->second.applied = value;
   if (log) log->push_back(knob + ": " + *current + " -> " + value + " (" + path + ")");
   return std::nullopt;
 }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <boost/json/value.hpp>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -40,6 +41,11 @@ class KernelSettings {
   /// value written.
   std::vector<std::string> apply(const Config& config, std::vector<std::string>* log = nullptr);
 
+  /// Called after a knob's original is recorded and before tierd first
+  /// writes that knob (the daemon saves state.json there): a tierd killed
+  /// right after the write leaves the original for the next start.
+  void on_first_write(std::function<void()> record) { record_ = std::move(record); }
+
   /// Restores every original; returns problems. Knobs restored are forgotten.
   std::vector<std::string> restore_all(std::vector<std::string>* log = nullptr);
 
@@ -54,6 +60,7 @@ class KernelSettings {
 
   tier::SysRoot root_;
   std::map<std::string, KernelChange> changes_;  // by knob name
+  std::function<void()> record_;
 };
 
 }  // namespace tierd

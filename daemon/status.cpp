@@ -103,7 +103,8 @@ boost::json::value Daemon::status_json() const {
         {"displaced", server_->client_counts().displaced},
         {"refused", server_->client_counts().refused},
         {"accept_errors", server_->client_counts().accept_errors}}},
-      {"last_reload", last_reload_ ? json::value(std::move(last_reload)) : json::value(nullptr)}};
+      {"last_reload", last_reload_ ? json::value(std::move(last_reload)) : json::value(nullptr)},
+      {"state_file", state_file_json()}};
   if (!state_error_.empty()) result["state_error"] = state_error_;
   return result;
 }

@@ -104,10 +104,14 @@ std::optional<boost::json::value> read_state_file(const std::string& path) {
     if (n == 0) break;
     text.append(buffer, static_cast<std::size_t>(n));
   }
+  // A zero-length file is what a crash between create and write on a file
+  // system without ordered data leaves: say so rather than "not JSON".
+  if (text.empty()) throw StateFileError("state file " + path + " is empty (0 bytes)");
   boost::system::error_code ec;
   boost::json::value value = boost::json::parse(text, ec);
   if (ec) {
-    throw StateFileError("state file " + path + " is not valid JSON: " + ec.message());
+    throw StateFileError("state file " + path + " is not valid JSON (" +
+                         std::to_string(text.size()) + " bytes): " + ec.message());
   }
   return value;
 }

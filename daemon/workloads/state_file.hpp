@@ -22,8 +22,8 @@ struct StateFileError : std::runtime_error {
 void write_state_file(const std::string& path, const boost::json::value& document);
 
 /// Reads and parses `path`; nullopt when it does not exist. Throws
-/// StateFileError naming the path for an unreadable file or bad JSON (the
-/// caller keeps the file aside as PATH.bad and starts empty).
+/// StateFileError naming the path for an unreadable, empty or not-JSON file
+/// (the caller keeps the file aside as PATH.bad and starts empty).
 std::optional<boost::json::value> read_state_file(const std::string& path);
 
 }  // namespace tierd

@@ -97,6 +97,31 @@ TEST_F(KernelSettingsTest, RestartAdoptsTheCrashedInstancesOriginals) {
   EXPECT_EQ(balancing(), "0\n");
 }
 
+// The original is recorded (and saved by the daemon's hook) before the knob
+// is written: what the hook sees is what state.json would hold if tierd were
+// SIGKILLed right after the write. Only a first write calls it.
+TEST_F(KernelSettingsTest, FirstWriteIsRecordedBeforeTheKnobChanges) {
+  KernelSettings settings(root());
+  std::vector<std::string> seen;
+  settings.on_first_write([&] {
+    boost::json::object saved = settings.to_json();
+    seen.push_back(boost::json::serialize(saved) + " knob=" + balancing());
+  });
+  Config config;
+  config.numa_balancing = 2;
+  settings.apply(config);
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0],
+            R"({"numa_balancing":{"path":"/proc/sys/kernel/numa_balancing","original":"0",)"
+            R"("applied":"2"}} knob=0)"
+            "\n");
+  EXPECT_EQ(balancing(), "2\n");
+  config.numa_balancing = 1;  // a later value keeps the recorded original
+  settings.apply(config);
+  EXPECT_EQ(seen.size(), 1u);
+  EXPECT_EQ(balancing(), "1\n");
+}
+
 TEST_F(KernelSettingsTest, MissingKnobAndMalformedStateAreReportedNotThrown) {
   std::filesystem::remove(dir_.path() / "sys/kernel/mm/numa/demotion_enabled");
   KernelSettings settings(root());

@@ -48,7 +48,11 @@ const json::value kStatus = json::parse(R"({
   "nodes": [{"id": 0, "tier": 0, "total_bytes": 8589934592, "free_bytes": 4294967296},
             {"id": 2, "tier": 1, "total_bytes": 17179869184, "free_bytes": 16106127360}],
   "kernel": {"numa_balancing": {"original": "0", "applied": "2"}},
-  "last_reload": {"ok": true, "message": "configuration reloaded", "unix_s": 1796000000}})");
+  "last_reload": {"ok": true, "message": "configuration reloaded", "unix_s": 1796000000},
+  "state_file": {"path": "/var/lib/tier/state.json", "found": "loaded", "problem": "",
+                 "kept_as": "", "recovered_workloads": 3, "writes": 14, "write_failures": 2,
+                 "last_write_error": "cannot write state file /var/lib/tier/state.json: write /var/lib/tier/state.json.tmp.4242: No space left on device",
+                 "last_write_error_unix_s": 1796000000}})");
 
 const json::value kWorkloads = json::parse(R"({
   "workloads": [
@@ -159,6 +163,12 @@ TEST_F(TierctlDaemon, StatusShowsTheFigures) {
   EXPECT_THAT(r.out, HasSubstr("/var/lib/tier/state.json"));
   EXPECT_THAT(r.out, HasSubstr("127.0.0.1:9464"));
   EXPECT_THAT(r.out, HasSubstr("last reload: ok, configuration reloaded (2026-11-30"));
+  EXPECT_THAT(r.out, HasSubstr("  state:     /var/lib/tier/state.json (loaded, 3 workloads "
+                               "recovered; 14 writes, 2 failed)\n"
+                               "    last failed write: cannot write state file "
+                               "/var/lib/tier/state.json: write /var/lib/tier/state.json.tmp.4242: "
+                               "No space left on device (2026-11-30"));
+  EXPECT_EQ(r.out.find("    problem:"), std::string::npos) << r.out;
   EXPECT_EQ(daemon_.received("status"),
             json::object{});  // no params (the server passes {})  // no params sent
   EXPECT_TRUE(r.err.empty()) << r.err;
@@ -205,6 +215,24 @@ TEST_F(TierctlDaemon, StatusShowsNodeMemoryThatChanged) {
   auto plain = tierctl({"status"});
   EXPECT_THAT(plain.out, Not(HasSubstr("node memory changed")));
   EXPECT_THAT(plain.out, Not(HasSubstr("no target")));
+}
+
+// A damaged state file at start: what was wrong and where it was kept.
+TEST_F(TierctlDaemon, StatusSaysTheStateFileWasDamaged) {
+  ScriptedDaemon damaged(dir_.path() / "damaged.sock");
+  damaged.reply("status", json::parse(R"json({"state": "running",
+      "config": {"state": "/s/state.json"},
+      "state_file": {"path": "/s/state.json", "found": "damaged",
+                     "problem": "state file /s/state.json is empty (0 bytes)",
+                     "kept_as": "/s/state.json.bad", "recovered_workloads": 0, "writes": 1,
+                     "write_failures": 0, "last_write_error": "", "last_write_error_unix_s": 0}})json"));
+  damaged.start();
+  auto r = run_command({kTierctl, "--socket", (dir_.path() / "damaged.sock").string(), "status"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("  state:     /s/state.json (damaged; 1 writes)\n"
+                               "    problem: state file /s/state.json is empty (0 bytes); kept as "
+                               "/s/state.json.bad\n"));
+  EXPECT_EQ(r.out.find("last failed write"), std::string::npos) << r.out;
 }
 
 // Replies of unexpected shape (wrong types, nulls, empty objects) still

@@ -10,6 +10,7 @@
 #include <boost/json.hpp>
 #include <fstream>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "http_get.hpp"
@@ -19,6 +20,7 @@ namespace tier::test {
 namespace {
 
 namespace json = boost::json;
+using ::testing::HasSubstr;
 
 // Fast timers so every "next epoch" comes within a fraction of a second.
 std::string fast_config(const std::string& extra = "") {
@@ -398,7 +400,101 @@ TEST_F(Tierd, KillNineThenRestartRecoversLiveWorkloadsAndDropsDeadOnes) {
   EXPECT_EQ(gone->at("reason").as_string(),
             "process " + std::to_string(victim_pid) + " exited while tierd was down");
   EXPECT_EQ(second.result("status").at("state").as_string(), "paused");
+  const json::object file = second.result("status").at("state_file").as_object();
+  EXPECT_EQ(file.at("found").as_string(), "loaded");
+  EXPECT_EQ(file.at("recovered_workloads").as_int64(), 1);
+  EXPECT_EQ(file.at("problem").as_string(), "");
   EXPECT_EQ(second.stop().exit_code, 0);
+}
+
+// A state file tierd cannot use (torn, empty, garbage, not an object): it
+// starts, says what it found, keeps the file byte-identical as PATH.bad,
+// serves, and writes a fresh state file of its own.
+TEST_F(Tierd, DamagedStateFileIsKeptAsideReportedAndReplaced) {
+  const std::string good =
+      R"({"version":1,"workloads":[],"kernel":{},"paused":true,"policy":{"name":"static"}})";
+  const std::pair<std::string, std::string> cases[] = {
+      {good.substr(0, good.size() / 2),
+       "is not valid JSON (" + std::to_string(good.size() / 2) + " bytes)"},
+      {"", "is empty (0 bytes)"},
+      {"\x7f"
+       "ELF\x01\x02 garbage\n",
+       "is not valid JSON (15 bytes)"},
+      {"[1, 2]", "is not a JSON object"}};
+  for (const auto& [text, problem] : cases) {
+    SCOPED_TRACE(problem);
+    TierdInstance tierd(dir_.path(), fast_config());
+    write_text_file(tierd.state(), text);
+    fs::remove(tierd.state().string() + ".bad");
+    ASSERT_TRUE(tierd.start()) << tierd.log_so_far();
+    const json::object status = tierd.result("status");
+    const json::object file = status.at("state_file").as_object();
+    EXPECT_EQ(file.at("found").as_string(), "damaged");
+    EXPECT_THAT(std::string(file.at("problem").as_string()),
+                HasSubstr("state file " + tierd.state().string() + " " + problem));
+    EXPECT_EQ(file.at("kept_as").as_string(), tierd.state().string() + ".bad");
+    EXPECT_EQ(read_text_file(tierd.state().string() + ".bad"), text);
+    // Started without it: not paused as the damaged file said, and serving.
+    EXPECT_EQ(status.at("state").as_string(), "running");
+    EXPECT_GE(file.at("writes").as_int64(), 1);
+    EXPECT_TRUE(json::parse(read_text_file(tierd.state())).is_object());
+    EXPECT_THAT(tierd.log_so_far(),
+                HasSubstr("; kept as " + tierd.state().string() + ".bad, starting without it"));
+    EXPECT_EQ(tierd.stop().exit_code, 0);
+  }
+}
+
+// A tierd killed mid-write leaves its temporary (PATH.tmp.PID): the next
+// start removes it and leaves everything else in the directory alone.
+TEST_F(Tierd, StartRemovesTemporariesOfATierdKilledMidWrite) {
+  TierdInstance tierd(dir_.path(), fast_config());
+  const fs::path stale = tierd.state().string() + ".tmp.999999";
+  const fs::path other = dir_.path() / "state.json.bak";
+  write_text_file(stale, R"({"workloads":[)");
+  write_text_file(other, "keep");
+  ASSERT_TRUE(tierd.start()) << tierd.log_so_far();
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_EQ(read_text_file(other), "keep");
+  EXPECT_THAT(tierd.log_so_far(), HasSubstr("state: removed " + stale.string()));
+  EXPECT_EQ(tierd.stop().exit_code, 0);
+}
+
+// A state write that fails (here: the temporary file cannot be created, as
+// on a full file system the write would fail) leaves the previous file
+// byte-identical, is counted and reported, and the next good write clears
+// the error but keeps the count and the last error.
+TEST_F(Tierd, FailedStateWriteKeepsThePreviousFileAndIsCounted) {
+  TierdInstance tierd(dir_.path(), fast_config());
+  ASSERT_TRUE(tierd.start()) << tierd.log_so_far();
+  Process sleeper({"sleep", "1000"});
+  const std::string before = read_text_file(tierd.state());
+  // write_state_file's temporary is PATH.tmp.PID: a directory there makes
+  // its creation fail whoever tierd runs as.
+  const fs::path blocker = tierd.state().string() + ".tmp." + std::to_string(tierd.pid());
+  fs::create_directory(blocker);
+  ASSERT_TRUE(ok(tierd.call("workloads.register", {{"pid", sleeper.pid()}})));
+  EXPECT_EQ(read_text_file(tierd.state()), before);
+  json::object status = tierd.result("status");
+  json::object file = status.at("state_file").as_object();
+  EXPECT_GE(file.at("write_failures").as_int64(), 1);
+  EXPECT_THAT(std::string(file.at("last_write_error").as_string()),
+              HasSubstr("cannot write state file " + tierd.state().string() + ": create"));
+  EXPECT_GT(file.at("last_write_error_unix_s").as_int64(), 0);
+  EXPECT_TRUE(status.contains("state_error"));
+  const std::int64_t failures = file.at("write_failures").as_int64();
+  const std::int64_t writes = file.at("writes").as_int64();
+
+  fs::remove(blocker);
+  ASSERT_TRUE(ok(tierd.call("workloads.unregister", {{"id", sleeper.pid()}})));
+  status = tierd.result("status");
+  file = status.at("state_file").as_object();
+  EXPECT_FALSE(status.contains("state_error"));
+  EXPECT_EQ(file.at("write_failures").as_int64(), failures);
+  EXPECT_THAT(std::string(file.at("last_write_error").as_string()), HasSubstr(": create"));
+  EXPECT_GT(file.at("writes").as_int64(), writes);
+  EXPECT_THAT(tierd.log_so_far(), HasSubstr(" is kept as it was"));
+  EXPECT_THAT(tierd.log_so_far(), HasSubstr(" written again"));
+  EXPECT_EQ(tierd.stop().exit_code, 0);
 }
 
 // numa_balancing set by [kernel] while tierd runs and restored at stop; after

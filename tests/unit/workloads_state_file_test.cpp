@@ -1,8 +1,12 @@
 // state.json on disk: round trip, atomic replace (no temporary left, mode
 // 0600, a concurrent reader never sees a torn file), absent vs damaged, and
 // write errors.
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <atomic>
 #include <boost/json.hpp>
@@ -133,24 +137,62 @@ std::string read_error(const std::string& path) {
 TEST(StateFile, BadJsonOrUnreadableNamesThePath) {
   TempDir dir("tier-state");
   std::string path = (dir.path() / "state.json").string();
-  for (const char* text : {"{\"workloads\": [", "", "not json", "{} {}"}) {
+  for (const char* text : {"{\"workloads\": [", "not json", "{} {}"}) {
     tier::test::write_text_file(path, text);
     std::string error = read_error(path);
     EXPECT_THAT(error, HasSubstr(path)) << text;
-    EXPECT_THAT(error, HasSubstr("not valid JSON")) << text;
+    EXPECT_THAT(error,
+                HasSubstr("not valid JSON (" + std::to_string(std::strlen(text)) + " bytes)"))
+        << text;
   }
+  tier::test::write_text_file(path, "");
+  EXPECT_THAT(read_error(path), HasSubstr("state file " + path + " is empty (0 bytes)"));
   std::string as_dir = (dir.path() / "adir").string();
   fs::create_directory(as_dir);
   EXPECT_THAT(read_error(as_dir), HasSubstr("cannot read state file " + as_dir));
 }
 
-std::string write_error(const std::string& path) {
+std::string write_error_of(const std::string& path, const json::value& document) {
   try {
-    tierd::write_state_file(path, json::object{});
+    tierd::write_state_file(path, document);
   } catch (const tierd::StateFileError& error) {
     return error.what();
   }
   return "(written)";
+}
+
+std::string write_error(const std::string& path) {
+  return write_error_of(path, json::object{});
+}
+
+// A write that fails half-way (here the file size limit, as a full file
+// system fails it) leaves the previous file byte-identical and no
+// temporary behind. In a child: the limit must not touch the test's output.
+TEST(StateFile, AWriteFailingHalfWayLeavesThePreviousFileByteIdentical) {
+  TempDir dir("tier-state");
+  std::string path = (dir.path() / "state.json").string();
+  tierd::write_state_file(path, json::parse(R"({"good":1})"));
+  const std::string before = tier::test::read_text_file(path);
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::signal(SIGXFSZ, SIG_IGN);  // write(2) then fails with EFBIG
+    struct rlimit limit {
+      4096, 4096
+    };
+    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) ::_exit(3);
+    const std::string error = write_error_of(path, json::object{{"big", std::string(65536, 'x')}});
+    ::_exit(error.find("cannot write state file " + path + ": write: ") != std::string::npos &&
+                    error.find("File too large") != std::string::npos
+                ? 0
+                : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(tier::test::read_text_file(path), before);
+  EXPECT_EQ(entries(dir.path()), (std::vector<std::string>{"state.json"}));
 }
 
 TEST(StateFile, UnwritableLocationsThrowNamingThePath) {

@@ -18,14 +18,16 @@ start_touch() {
   RANGE=$(sed -n '1s/.*"addr":"\([^"]*\)","end":"\([^"]*\)".*/\1-\2/p' "$out.out")
 }
 
-# verify_touch OUT: ask tier-touch (pid P) to verify its data; waits for the
-# new "verified" line it appends to OUT.out.
+# verify_touch OUT [SECS]: ask tier-touch (pid P) to verify its data; waits
+# (SECS, default 60) for the new "verified" line it appends to OUT.out.
 verify_touch() {
   n=$(grep -c verified "$1.out")
   kill -USR1 "$P"
   i=0
   until [ "$(grep -c verified "$1.out")" -gt "$n" ]; do
-    i=$((i + 1)); [ $i -lt 600 ] || { echo "tier-touch $1 did not verify" >&2; exit 1; }
+    i=$((i + 1))
+    [ $i -lt $((${2:-60} * 10)) ] ||
+      { echo "tier-touch $1 did not verify within ${2:-60} s" >&2; exit 1; }
     sleep 0.1
   done
 }
