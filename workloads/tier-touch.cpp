@@ -2,6 +2,7 @@
 //
 //   tier-touch --size BYTES --node N [--write-while] [--huge] [--exit-after-ms MS]
 //              [--rebind keep|default|all] [--reserve BYTES]
+//              [--leave-free BYTES] [--fill-mbps R] [--pin-fraction F]
 //
 // mmaps an anonymous buffer, binds it to node N (mbind MPOL_BIND, before the
 // first touch), fills every 4 KiB page with a verifiable pattern, prints
@@ -27,6 +28,22 @@
 // reservation, so it stays one VMA of mostly untouched address space: a
 // sparse mapping, as a JVM's reserved heap is (docs/memory.md, "Cost").
 //
+// --leave-free BYTES stops the fill once node N's MemFree (its sysfs
+// meminfo) is at or under BYTES: a filler that takes a node
+// down to just above a watermark without crossing it, however much memory
+// others allocate there meanwhile. The buffer is then the pages filled (the
+// start line's size and pages say how many, maybe 0); the rest stays
+// untouched. --fill-mbps R paces the fill at R MiB/s: a node filling up
+// while others allocate there too.
+//
+// --pin-fraction F (0 < F <= 1) pins that fraction of the pages, spread
+// evenly, after the fill: vmsplice(2) (no SPLICE_F_GIFT) puts a reference to
+// each page in a pipe kept open until exit. A page with a reference the
+// kernel did not expect cannot be migrated, so move_pages(2) leaves it where
+// it is: what an application's O_DIRECT or RDMA buffers look like to a
+// mover. Pipes are enlarged to /proc/sys/fs/pipe-max-size (F_SETPIPE_SZ);
+// the start line's "pinned" counts the pages referenced.
+//
 // Memory policy after the fill (--rebind): MPOL_BIND is a VMA policy; it
 // governs where *new* pages are allocated. move_pages(2) and migrate_pages(2)
 // check the target against the task's cpuset (mems_allowed), not against the
@@ -37,22 +54,26 @@
 // back. Hence the default `keep`. `default` (mbind MPOL_DEFAULT) and `all`
 // (MPOL_BIND to every online node) are there to test the other cases; none
 // of them passes MPOL_MF_MOVE, so the rebind itself moves nothing.
+#include <fcntl.h>
 #include <numa.h>
 #include <numaif.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <string>
 #include <thread>
@@ -95,7 +116,8 @@ std::uint64_t check_page(const std::uint64_t* p, std::uint64_t index) {
 [[noreturn]] void usage(const char* why) {
   std::fprintf(stderr,
                "tier-touch: %s\nusage: tier-touch --size BYTES[K|M|G] --node N [--write-while] "
-               "[--huge] [--exit-after-ms MS] [--rebind keep|default|all] [--reserve BYTES]\n",
+               "[--huge] [--exit-after-ms MS] [--rebind keep|default|all] [--reserve BYTES]\n"
+               "       [--leave-free BYTES] [--fill-mbps R] [--pin-fraction F]\n",
                why);
   std::exit(2);
 }
@@ -140,6 +162,9 @@ struct Options {
   std::uint64_t exit_after_ms = 0;
   std::string rebind = "keep";
   std::uint64_t reserve = 0;
+  std::uint64_t leave_free = 0;
+  double pin_fraction = 0;
+  std::uint64_t fill_mbps = 0;
 };
 
 Options parse(int argc, char** argv) {
@@ -166,6 +191,17 @@ Options parse(int argc, char** argv) {
       }
     } else if (a == "--reserve") {
       if (!parse_u64(value(), o.reserve, true)) usage("bad --reserve");
+    } else if (a == "--leave-free") {
+      if (!parse_u64(value(), o.leave_free, true) || o.leave_free == 0) usage("bad --leave-free");
+    } else if (a == "--fill-mbps") {
+      if (!parse_u64(value(), o.fill_mbps, false) || o.fill_mbps == 0) usage("bad --fill-mbps");
+    } else if (a == "--pin-fraction") {
+      char* end = nullptr;
+      const char* text = value();
+      o.pin_fraction = std::strtod(text, &end);
+      if (end == text || *end != '\0' || !(o.pin_fraction > 0 && o.pin_fraction <= 1)) {
+        usage("bad --pin-fraction (0 < F <= 1)");
+      }
     } else if (a == "--rebind") {
       o.rebind = value();
       if (o.rebind != "keep" && o.rebind != "default" && o.rebind != "all") usage("bad --rebind");
@@ -224,6 +260,86 @@ struct Writer {
     }
   }
 };
+
+// Node NODE's MemFree in bytes (sysfs meminfo), 0 when unreadable: a
+// filler that cannot see the node's free memory stops at once.
+std::uint64_t node_free_bytes(int node) {
+  std::ifstream in("/sys/devices/system/node/node" + std::to_string(node) + "/meminfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    auto at = line.find("MemFree:");
+    if (at != std::string::npos) return std::strtoull(line.c_str() + at + 8, nullptr, 10) << 10;
+  }
+  return 0;
+}
+
+// Fills pages [0, pages) at generation 1 (at most MBPS MiB/s); with leave_free, stops early once
+// the node's free memory is at or under it (read every 1 MiB, every 64 KiB in
+// the last 8 MiB: the filler overshoots by at most that). Returns the pages
+// filled.
+std::size_t fill(char* base, std::size_t pages, int node, std::uint64_t leave_free,
+                 std::uint64_t mbps) {
+  constexpr std::size_t kFar = (1u << 20) / kPage, kNear = (64u << 10) / kPage;
+  std::size_t next_check = 0;
+  const auto started = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < pages; ++i) {
+    if (mbps != 0 && i % kFar == 0) {
+      std::this_thread::sleep_until(started + std::chrono::microseconds(i / kFar * 1000000 / mbps));
+    }
+    if (leave_free != 0 && i == next_check) {
+      const std::uint64_t free = node_free_bytes(node);
+      if (free <= leave_free) return i;
+      next_check = i + (free - leave_free > (8u << 20) ? kFar : kNear);
+    }
+    write_page(reinterpret_cast<std::uint64_t*>(base + i * kPage), i, 1);
+  }
+  return pages;
+}
+
+// Pins FRACTION of the pages (page i when floor((i+1)F) > floor(iF)) with
+// vmsplice into pipes; returns the pipes' ends, open until exit.
+std::vector<int> pin_pages(char* base, std::size_t pages, double fraction, std::size_t& pinned) {
+  std::vector<int> pipes;
+  std::vector<struct iovec> pending;
+  for (std::size_t i = 0; i < pages; ++i) {
+    if (static_cast<std::size_t>(static_cast<double>(i + 1) * fraction) >
+        static_cast<std::size_t>(static_cast<double>(i) * fraction)) {
+      pending.push_back({base + i * kPage, kPage});
+    }
+  }
+  int max_size = 0;
+  if (std::ifstream in("/proc/sys/fs/pipe-max-size"); in) in >> max_size;
+  std::size_t next = 0;
+  int fd = -1;
+  while (next < pending.size()) {
+    if (fd < 0) {
+      int ends[2];
+      if (pipe2(ends, O_NONBLOCK) != 0) {
+        std::fprintf(stderr, "tier-touch: pipe2: %s\n", std::strerror(errno));
+        std::exit(1);
+      }
+      if (max_size > 0) fcntl(ends[1], F_SETPIPE_SZ, max_size);
+      // Both ends stay open (no reader would make vmsplice fail with EPIPE);
+      // nothing reads, so the pages stay referenced.
+      fd = ends[1];
+      pipes.push_back(ends[0]);
+      pipes.push_back(fd);
+    }
+    const std::size_t n = std::min<std::size_t>(pending.size() - next, 1024);  // IOV_MAX
+    ssize_t done = vmsplice(fd, pending.data() + next, n, SPLICE_F_NONBLOCK);
+    if (done < 0 && errno == EAGAIN) {
+      fd = -1;  // full: the next pages go into a new pipe
+      continue;
+    }
+    if (done <= 0) {
+      std::fprintf(stderr, "tier-touch: vmsplice: %s\n", std::strerror(errno));
+      std::exit(1);
+    }
+    next += static_cast<std::size_t>(done) / kPage;
+  }
+  pinned = pending.size();
+  return pipes;
+}
 
 std::string residency_json(char* base, std::size_t pages) {
   return tier_workloads::node_counts_json(tier_workloads::own_page_nodes(base, pages * kPage));
@@ -318,9 +434,8 @@ int main(int argc, char** argv) {
                  std::strerror(errno));
     return 1;
   }
-  for (std::size_t i = 0; i < pages; ++i) {
-    write_page(reinterpret_cast<std::uint64_t*>(base + i * kPage), i, 1);
-  }
+  pages = fill(base, pages, o.node, o.leave_free, o.fill_mbps);
+  size = pages * kPage;
   if (o.rebind == "default") {
     if (mbind(policy_base, policy_size, MPOL_DEFAULT, nullptr, 0, 0) != 0) {
       std::fprintf(stderr, "tier-touch: mbind(MPOL_DEFAULT): %s\n", std::strerror(errno));
@@ -340,19 +455,24 @@ int main(int argc, char** argv) {
     }
   }
 
+  std::size_t pinned = 0;
+  std::vector<int> pins;
+  if (o.pin_fraction > 0) pins = pin_pages(base, pages, o.pin_fraction, pinned);
+
   Writer writer;
   writer.base = base;
   writer.pages = pages;
   std::thread writer_thread;
   if (o.write_while) writer_thread = std::thread([&writer] { writer.run(); });
 
-  std::printf("{\"pid\":%d,\"addr\":\"%#" PRIxPTR "\",\"end\":\"%#" PRIxPTR
-              "\",\"size\":%zu,\"pages\":%zu,\"page_size\":%zu,\"node\":%d,\"huge\":%s,"
-              "\"write_while\":%s,\"rebind\":\"%s\",\"resident\":%s}\n",
-              getpid(), reinterpret_cast<std::uintptr_t>(base),
-              reinterpret_cast<std::uintptr_t>(base) + size, size, pages, kPage, o.node,
-              o.huge ? "true" : "false", o.write_while ? "true" : "false", o.rebind.c_str(),
-              residency_json(base, pages).c_str());
+  std::printf(
+      "{\"pid\":%d,\"addr\":\"%#" PRIxPTR "\",\"end\":\"%#" PRIxPTR
+      "\",\"size\":%zu,\"pages\":%zu,\"page_size\":%zu,\"node\":%d,\"huge\":%s,"
+      "\"write_while\":%s,\"rebind\":\"%s\",\"pinned\":%zu,\"pipes\":%zu,\"resident\":%s}\n",
+      getpid(), reinterpret_cast<std::uintptr_t>(base),
+      reinterpret_cast<std::uintptr_t>(base) + size, size, pages, kPage, o.node,
+      o.huge ? "true" : "false", o.write_while ? "true" : "false", o.rebind.c_str(), pinned,
+      pins.size() / 2, residency_json(base, pages).c_str());
   std::fflush(stdout);
 
   struct timespec deadline {};

@@ -7,7 +7,14 @@
 # Sets P (its pid) and RANGE (its buffer as START-END for --range).
 start_touch() {
   out=$1; shift
-  tier-touch "$@" >"$out.out" 2>"$out.err" &
+  start_touch_cmd "$out" tier-touch "$@"
+}
+
+# start_touch_cmd OUT COMMAND...: as start_touch, for a COMMAND that execs
+# tier-touch in the end (taskset, or a shell that joins a cgroup first).
+start_touch_cmd() {
+  out=$1; shift
+  "$@" >"$out.out" 2>"$out.err" &
   P=$!
   i=0
   until grep -q '"pid"' "$out.out" 2>/dev/null; do
