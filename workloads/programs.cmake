@@ -2,7 +2,7 @@
 # see tests/vm/programs.txt) for the migration scenarios.
 #   tier-touch       a process with a verifiable buffer bound to one node
 #   tier-naive-move  one move_pages(2) call per page: the naive baseline
-add_executable(tier-touch tier-touch.cpp)
+add_executable(tier-touch tier-touch.cpp touch_memory.cpp)
 target_link_libraries(tier-touch PRIVATE tier_warnings numa Threads::Threads)
 
 add_executable(tier-naive-move tier-naive-move.cpp)
