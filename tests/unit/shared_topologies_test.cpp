@@ -491,8 +491,9 @@ TEST(SharedTopologies, FakeHeteroMemTiersRanksHbmDramNvm) {
 class HwlocXmlExport : public ::testing::TestWithParam<fs::path> {};
 
 // hwloc 3's XML v3 as hwloc 2's v2, which is all this hwloc (2.9, Debian 12)
-// imports. Measured on the shared exports, the formats differ in four ways:
-// the root's version, an id="objN" on every object (v2 has none), the
+// imports. Measured on the shared exports, the formats differ in five ways:
+// the root's version, an id="objN" on every object (v2 has none), OS
+// devices' osdev_type (below), the
 // topology-wide <info> lines (Backend, OSName, ...) after the root object
 // instead of inside it, and <pci_locality> (v3 only: which CPUs each PCI bus
 // range is near; the tree still places the bridges). Every object, cpuset
@@ -501,6 +502,27 @@ std::string xml_v3_as_v2(const std::string& xml) {
   std::string out = std::regex_replace(xml, std::regex(R"(<topology version="3\.0">)"),
                                        R"(<topology version="2.0">)");
   out = std::regex_replace(out, std::regex(R"( id="obj[0-9]+")"), "");
+  // v3's osdev_type is a set of flags (storage 1, memory 2, GPU 4, coproc 8,
+  // network 16, openfabrics 32, DMA 64); v2's an enum (block 0, GPU 1,
+  // network 2, openfabrics 3, DMA 4, coproc 5). Left as is, 16 is no v2
+  // type at all (UBSan: an invalid hwloc_obj_osdev_type_e).
+  static const std::regex osdev(R"re(osdev_type="([0-9]+)")re");
+  std::string typed;
+  auto last = out.cbegin();
+  for (std::sregex_iterator it(out.begin(), out.end(), osdev), end; it != end; ++it) {
+    const unsigned long flags = std::stoul((*it)[1].str());
+    const int v2 = flags & 32   ? 3
+                   : flags & 16 ? 2
+                   : flags & 4  ? 1
+                   : flags & 8  ? 5
+                   : flags & 64 ? 4
+                                : 0;
+    typed.append(last, (*it)[0].first);
+    typed += "osdev_type=\"" + std::to_string(v2) + "\"";
+    last = (*it)[0].second;
+  }
+  typed.append(last, out.cend());
+  out = std::move(typed);
   std::vector<std::string> lines, top_infos;
   std::stringstream in(out);
   for (std::string line; std::getline(in, line);) {
