@@ -52,9 +52,6 @@ std::string one_line(std::string text) {
 void log_lines(const std::vector<std::string>& lines, const char* prefix) {
   for (const std::string& line : lines) log::info() << prefix << line;
 }
-void warn_lines(const std::vector<std::string>& lines, const char* prefix) {
-  for (const std::string& line : lines) log::warn() << prefix << line;
-}
 
 }  // namespace
 
@@ -116,7 +113,7 @@ int Daemon::run() {
     start();
   } catch (...) {
     // Whatever start() changed in the kernel before failing goes back.
-    warn_lines(kernel_.restore_all(), "kernel: ");
+    log::warn_lines(kernel_.restore_all(), "kernel: ");
     throw;
   }
   io_.run();
@@ -136,7 +133,7 @@ void Daemon::start() {
     while (!rendered.empty() && rendered.back() == '\n') rendered.pop_back();
     log::info() << "topology: " << topology_summary(*topology_) << "\n" << rendered;
   }
-  warn_lines(topology_->warnings(), "topology: ");
+  log::warn_lines(topology_->warnings(), "topology: ");
   // The socket and the metrics port are claimed before anything is changed:
   // a second tierd started by mistake fails here, leaving the kernel
   // settings and the state file of the running one alone.
@@ -157,7 +154,7 @@ void Daemon::start() {
   // changes (a SIGKILL between the two must not lose it).
   kernel_.on_first_write([this] { save_state(); });
   std::vector<std::string> applied;
-  warn_lines(kernel_.apply(with_heat_choice(config_), &applied), "kernel: ");
+  log::warn_lines(kernel_.apply(with_heat_choice(config_), &applied), "kernel: ");
   log_lines(applied, "kernel: ");
   registry_.configure(config_.watches, config_.rules);
   registry_.configure_kubepods(kubepods_watch(config_));
@@ -215,7 +212,7 @@ void Daemon::stop(int signal) {
   if (server_) server_->stop();
   placement_.reset();  // no move in flight, every heat source stopped
   std::vector<std::string> restored;
-  warn_lines(kernel_.restore_all(&restored), "kernel: ");
+  log::warn_lines(kernel_.restore_all(&restored), "kernel: ");
   log_lines(restored, "kernel: ");
   if (pools_) pools_->teardown();  // tasks back to the hierarchy root, groups removed
   if (topology_) save_state();     // workloads stay registered for the next start
@@ -275,11 +272,11 @@ std::vector<std::string> Daemon::reload() {
     if (topology_changed) {
       log::info() << "reload: topology now " << topology_summary(*topology) << " (was "
                   << topology_summary(*topology_) << ")";
-      warn_lines(topology->warnings(), "topology: ");
+      log::warn_lines(topology->warnings(), "topology: ");
     }
     const std::string running_source = heat_choice_.source;
     std::vector<std::string> applied;
-    warn_lines(kernel_.apply(with_heat_choice(next), &applied), "kernel: ");
+    log::warn_lines(kernel_.apply(with_heat_choice(next), &applied), "kernel: ");
     log_lines(applied, "kernel: ");
     std::optional<KubepodsWatch> kubepods = kubepods_watch(next);  // may throw: nothing changed yet
     if (next.pools != config_.pools || next.suppression != config_.suppression) {

@@ -16,10 +16,6 @@ std::int64_t unix_now() {
   return static_cast<std::int64_t>(std::time(nullptr));
 }
 
-void warn_lines(const std::vector<std::string>& lines, const char* prefix) {
-  for (const std::string& line : lines) log::warn() << prefix << line;
-}
-
 }  // namespace
 
 // state.json: {"version":1,"workloads":[...],"kernel":{...},"paused":b,
@@ -44,7 +40,7 @@ void Daemon::recover_state() {
   state_note_.found = "loaded";
   const boost::json::object* object = state->if_object();
   if (const boost::json::value* kernel = object->if_contains("kernel")) {
-    warn_lines(kernel_.adopt(*kernel), "");
+    log::warn_lines(kernel_.adopt(*kernel), "");
     for (const auto& [knob, change] : kernel_.changes()) {
       log::info() << "state: " << knob << " was set to " << change.applied
                   << " by a previous tierd; its original " << change.original

@@ -20,6 +20,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tierd::log {
 
@@ -80,6 +81,11 @@ inline Line info() {
 }
 inline Line debug() {
   return Line(Level::debug);
+}
+
+/// One warning line per entry, each after `prefix` ("kernel: ", "topology: ").
+inline void warn_lines(const std::vector<std::string>& lines, const char* prefix) {
+  for (const std::string& line : lines) warn() << prefix << line;
 }
 
 }  // namespace tierd::log

@@ -10,6 +10,14 @@ FAULTS_DEM=/sys/kernel/mm/numa/demotion_enabled
 FAULTS_PAGES=16384  # 64 MiB of 4 KiB pages per workload
 
 knobs() { echo "$(cat $FAULTS_NB) $(cat $FAULTS_DEM)"; }
+# restore_knobs "NB DEM": writes back what knobs() read, where it differs
+# (tierd restores them itself, which the checks assert; this only makes the
+# guest end as it booted if it did not).
+restore_knobs() {
+  set -- $1
+  [ "$(cat $FAULTS_NB)" = "$1" ] || echo "$1" >$FAULTS_NB
+  [ "$(cat $FAULTS_DEM)" = "$2" ] || echo "$2" >$FAULTS_DEM
+}
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
 migrated() { sed -n 's/^pgmigrate_success //p' /proc/vmstat; }
 # elapsed T0 T1: seconds between two uptime_s readings, 2 decimals.

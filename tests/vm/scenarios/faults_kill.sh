@@ -51,11 +51,7 @@ cleanup() {
   [ -z "$T" ] || { kill -TERM "$T" 2>/dev/null; wait "$T" 2>/dev/null; }
   for p in $TOUCH_PIDS $C; do kill -TERM "$p" 2>/dev/null; done
   wait 2>/dev/null
-  # tierd restores the knobs itself (asserted); if it did not, the guest
-  # still ends as it booted.
-  set -- $BOOT
-  [ "$(cat $FAULTS_NB)" = "$1" ] || echo "$1" >$FAULTS_NB
-  [ "$(cat $FAULTS_DEM)" = "$2" ] || echo "$2" >$FAULTS_DEM
+  restore_knobs "$BOOT"
 }
 trap cleanup EXIT
 

@@ -35,9 +35,7 @@ cleanup() {
   sctl stop "$UNIT" >/dev/null 2>&1
   for p in $TOUCH_PIDS $C; do kill -TERM "$p" 2>/dev/null; done
   wait 2>/dev/null
-  set -- $BOOT
-  [ "$(cat $FAULTS_NB)" = "$1" ] || echo "$1" >$FAULTS_NB
-  [ "$(cat $FAULTS_DEM)" = "$2" ] || echo "$2" >$FAULTS_DEM
+  restore_knobs "$BOOT"
 }
 trap cleanup EXIT
 
