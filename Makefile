@@ -7,7 +7,8 @@ ASAN_BUILD ?= $(BUILD)/asan
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all deps build run test unit asan vmtest faults vmtest-soak format format-check tidy clean help
+.PHONY: all deps build run test unit asan vmtest faults vmtest-soak format format-check tidy clean help \
+        unit-tests asan-compile asan-tests vmtest-run
 
 all: build
 
@@ -38,19 +39,36 @@ run: build
 	$(BUILD)/bin/tierd --foreground --status-line --state $(BUILD)/run-state.json
 
 unit: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L unit
+	@$(MAKE) --no-print-directory unit-tests
 
 asan: deps
+	@$(MAKE) --no-print-directory asan-compile
+	@$(MAKE) --no-print-directory asan-tests
+
+vmtest: build
+	@$(MAKE) --no-print-directory vmtest-run
+
+# make test: the release build, then scripts/test-all.sh runs the steps
+# below, the ASan build in the background at nice 19 beside the release unit
+# tests and the emulated machine, its unit tests last (docs/testing.md).
+test: format-check build
+	@scripts/test-all.sh "$(MAKE)" $(ASAN_BUILD)
+
+# The steps without their prerequisites (test-all.sh and the targets above).
+unit-tests:
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L unit
+
+asan-compile:
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DTIER_SANITIZE=ON $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
+
+asan-tests:
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS) -L unit
 
-vmtest: build
+vmtest-run:
 	tests/vm/run.sh --build-dir $(abspath $(BUILD))
-
-test: format-check unit asan vmtest
 
 # The fault campaign (tests/vm scenarios with "# vmtest-set: faults"): tierd
 # killed, its state file damaged, a CXL node going away; docs/testing.md.
