@@ -8,7 +8,7 @@ JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
 .PHONY: all deps build run test unit asan vmtest faults vmtest-soak format format-check tidy clean help \
-        unit-tests asan-compile asan-tests vmtest-run
+        compile unit-tests asan-compile asan-tests vmtest-fetch vmtest-run
 
 all: build
 
@@ -30,8 +30,7 @@ deps:
 	@scripts/install-deps.sh
 
 build: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS) >/dev/null
-	@cmake --build $(BUILD) -j $(JOBS)
+	@$(MAKE) --no-print-directory compile
 
 # The embedded config, a private state file (/var/lib is the service's), the
 # metrics exporter on its default port, one status line per policy tick.
@@ -48,13 +47,18 @@ asan: deps
 vmtest: build
 	@$(MAKE) --no-print-directory vmtest-run
 
-# make test: the release build, then scripts/test-all.sh runs the steps
-# below, the ASan build in the background at nice 19 beside the release unit
-# tests and the emulated machine, its unit tests last (docs/testing.md).
-test: format-check build
+# make test: scripts/test-all.sh runs the steps below, the emulated
+# machine's downloads beside the release build, the ASan build in the
+# background at nice 19 beside the release unit tests and the emulated
+# machine, its unit tests last (docs/testing.md).
+test: format-check deps
 	@scripts/test-all.sh "$(MAKE)" $(ASAN_BUILD)
 
 # The steps without their prerequisites (test-all.sh and the targets above).
+compile:
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
 unit-tests:
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L unit
 
@@ -66,6 +70,9 @@ asan-tests:
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS) -L unit
+
+vmtest-fetch:
+	tests/vm/run.sh --build-dir $(abspath $(BUILD)) --fetch-only
 
 vmtest-run:
 	tests/vm/run.sh --build-dir $(abspath $(BUILD))

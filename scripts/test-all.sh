@@ -1,23 +1,26 @@
 #!/usr/bin/env bash
-# The steps of `make test` after the release build, with the machine's cores
-# used (issue 17's goal: a clean clone on the 2-core machine in 35 minutes at
-# most, package installation included).
+# The steps of `make test` after format-check and the packages, with the
+# machine's cores used (issue 17's goal: a clean clone on the 2-core machine
+# in 35 minutes at most, package installation included).
 #
 # usage: scripts/test-all.sh MAKE ASAN_BUILD
 #   MAKE        the make to run the Makefile's step targets with ($(MAKE):
 #               BUILD, JOBS and CMAKE_ARGS given to make reach them too)
 #   ASAN_BUILD  the ASan+UBSan build folder (its build log goes there)
 #
-#   1. `asan-compile` starts in the background at the lowest CPU priority
-#      (nice 19, its own process group in this session): it only fills the
-#      cycles the steps below leave idle (the emulated machine keeps about
-#      one of the two cores busy), so it barely slows them;
-#   2. `unit-tests` (release) and `vmtest-run` (the emulated machine's
-#      scenarios) run in the foreground at normal priority;
-#   3. once the ASan build is done, `asan-tests` (nothing else runs by then).
+#   1. `vmtest-fetch` (the emulated machine's kernels, QEMU 10 and rootfs:
+#      downloads and unpacking, mostly waiting on the network) in the
+#      background beside `compile`, the release build;
+#   2. `asan-compile` starts in the background at the lowest CPU priority
+#      (nice 19, its own process group in this session): it fills the
+#      cycles `unit-tests` (release) leaves idle;
+#   3. `vmtest-run` (the emulated machine's scenarios, once the downloads
+#      are in) with the ASan build stopped (SIGSTOP; SIGCONT after);
+#   4. once the ASan build is done, `asan-tests` (nothing else runs by then).
 # Every step runs even when an earlier one failed, so one CI run shows every
-# failure; the end prints each step's result and time. The ASan build's
-# output is ASAN_BUILD/build.log (its last 60 lines are printed if it fails).
+# failure; the end prints each step's result and time. The background
+# steps' output goes to ASAN_BUILD/build.log and ASAN_BUILD/../vm-fetch.log
+# (the last 60 lines are printed when one fails).
 # Exit status: 0 when every step passed, 1 otherwise, 2 bad usage.
 set -uo pipefail
 
@@ -27,6 +30,7 @@ set -uo pipefail
 }
 MAKE_CMD=("$1" --no-print-directory -C "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)")
 ASAN_LOG=$(realpath -m "$2")/build.log
+FETCH_LOG=$(realpath -m "$2/..")/vm-fetch.log
 
 START=$SECONDS SUMMARY=() FAILED=0
 # step TARGET WHAT: runs make TARGET in the foreground, records its outcome.
@@ -43,33 +47,80 @@ step() {
   fi
 }
 
-mkdir -p "$(dirname "$ASAN_LOG")"
-ASAN_T0=$SECONDS
-# Job control gives the background build its own process group (so an
-# interrupt ends the build this script started, make and its compilers, and
-# nothing else) but not its own session: with sched_autogroup_enabled=1 (the
-# Debian default) a new session is a new scheduling group, in which nice 19
-# would only rank the build against itself and it would get half the CPU.
-set -m
-nice -n 19 "${MAKE_CMD[@]}" asan-compile >"$ASAN_LOG" 2>&1 &
-ASAN_PID=$!
-set +m
-echo "== test-all: ASan+UBSan build started in the background (nice 19, pid $ASAN_PID, log $ASAN_LOG)"
-trap 'kill -- -$ASAN_PID 2>/dev/null; exit 130' INT TERM
+# background NICE LOG TARGET: starts make TARGET in the background at nice
+# NICE, output to LOG; BG_PID is its pid. Job control gives it its own
+# process group (so an interrupt ends what this script started, make and its
+# children, and nothing else) but not its own session: with
+# sched_autogroup_enabled=1 (the Debian default) a new session is a new
+# scheduling group, in which nice would only rank the job against itself.
+BG_PIDS=()
+background() {
+  mkdir -p "$(dirname "$2")"
+  set -m
+  nice -n "$1" "${MAKE_CMD[@]}" "$3" >"$2" 2>&1 &
+  BG_PID=$!
+  set +m
+  BG_PIDS+=("$BG_PID")
+  echo "== test-all: make $3 started in the background (nice $1, pid $BG_PID, log $2)"
+}
+# Interrupted: ends every background group (a stopped one, see paused
+# below, gets SIGCONT after the SIGTERM).
+# shellcheck disable=SC2317 # called by the trap
+stop_background() {
+  local pid
+  for pid in "${BG_PIDS[@]}"; do
+    kill -- "-$pid" 2>/dev/null
+    kill -CONT -- "-$pid" 2>/dev/null
+  done
+  exit 130
+}
+trap stop_background INT TERM
 
-step unit-tests "unit tests (release)"
-step vmtest-run "emulated machine scenarios"
+# paused PID TARGET WHAT: runs step TARGET with the background job PID's
+# process group stopped (SIGSTOP), then lets it go on (SIGCONT).
+paused() {
+  local pid=$1
+  shift
+  kill -STOP -- "-$pid" 2>/dev/null && echo "== test-all: background pid $pid paused"
+  step "$@"
+  kill -CONT -- "-$pid" 2>/dev/null && echo "== test-all: background pid $pid resumed"
+}
 
-echo "== test-all: waiting for the ASan+UBSan build"
-if wait "$ASAN_PID"; then
-  SUMMARY+=("ASan+UBSan build, in the background: ok ($((SECONDS - ASAN_T0)) s from its start)")
-  step asan-tests "unit tests (ASan+UBSan)"
-else
-  SUMMARY+=("ASan+UBSan build, in the background: FAILED ($((SECONDS - ASAN_T0)) s); log $ASAN_LOG")
-  tail -n 60 "$ASAN_LOG"
+# joined PID T0 WHAT LOG: waits for a background step, records its outcome;
+# 0 when it passed.
+joined() {
+  echo "== test-all: waiting for $3"
+  if wait "$1"; then
+    SUMMARY+=("$3, in the background: ok ($((SECONDS - $2)) s from its start)")
+    return 0
+  fi
+  SUMMARY+=("$3, in the background: FAILED ($((SECONDS - $2)) s); log $4")
+  tail -n 60 "$4"
   FAILED=1
+  return 1
+}
+
+FETCH_T0=$SECONDS
+background 0 "$FETCH_LOG" vmtest-fetch
+FETCH_PID=$BG_PID
+step compile "release build"
+
+ASAN_T0=$SECONDS
+background 19 "$ASAN_LOG" asan-compile
+ASAN_PID=$BG_PID
+step unit-tests "unit tests (release)"
+# A failed download is also seen by vmtest-run, which fetches what is missing.
+joined "$FETCH_PID" "$FETCH_T0" "the emulated machine's downloads" "$FETCH_LOG" || true
+# The emulated machine's scenarios run with the ASan build paused, on an
+# otherwise idle host: `tierd_placement` failed beside it (nice 19) in a
+# fresh-clone run of 2026-12-03, and until the loaded soak shows every
+# scenario passing beside a competing load, CI does not bet on it.
+paused "$ASAN_PID" vmtest-run "emulated machine scenarios"
+
+if joined "$ASAN_PID" "$ASAN_T0" "ASan+UBSan build" "$ASAN_LOG"; then
+  step asan-tests "unit tests (ASan+UBSan)"
 fi
 
-echo "== test-all: $((SECONDS - START)) s after the release build"
+echo "== test-all: $((SECONDS - START)) s in all"
 printf '  %s\n' "${SUMMARY[@]}"
 exit $FAILED

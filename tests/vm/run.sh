@@ -8,6 +8,7 @@
 # usage: tests/vm/run.sh [--mode MODE|all] [--kernel 6.12|6.1]
 #                        [--build-dir DIR] [--scenario NAME] [--set NAME]
 #                        [--jobs N] [--keep] [--env KEY=VALUE]...
+#                        [--fetch-only]
 # --env adds KEY=VALUE to the guest's /etc/vmtest.env (scenario parameters,
 # e.g. the head-to-head's contender). A scenario with "# vmtest-explicit: yes"
 # runs only when --scenario names it (benchmarks, not part of make vmtest).
@@ -16,6 +17,9 @@
 # that set's scenarios, and the modes that have none are not booted.
 # --jobs N boots up to N modes' guests at once (downloads and initramfs
 # images are made first, one mode at a time); the report keeps mode order.
+# --fetch-only downloads what the modes' boots need (kernels, QEMU 10, the
+# systemd mode's rootfs) into the caches and stops: it needs no build, so
+# `make test` runs it beside the release build (scripts/test-all.sh).
 # Prints one PASS/FAIL line per mode and scenario and ends with
 # "vmtest: N passed, M failed"; exits non-zero on any failure or timeout.
 # Everything downloaded or produced lives under BUILD/vm (see docs/testing.md).
@@ -44,7 +48,7 @@ usage() {
 
 parse_args() {
   MODES=() KERNEL_OVERRIDE="" BUILD="$REPO/build" ONLY_SCENARIO="" KEEP=0 GUEST_ENV=()
-  ONLY_SET="" JOBS=1
+  ONLY_SET="" JOBS=1 FETCH_ONLY=0
   while [[ $# -gt 0 ]]; do
     case $1 in
       --mode) [[ $# -ge 2 ]] || usage
@@ -57,6 +61,7 @@ parse_args() {
       --jobs) [[ $# -ge 2 && $2 =~ ^[1-9][0-9]?$ ]] || die "--jobs wants a number of guests from 1 to 99"
               JOBS=$2; shift 2 ;;
       --keep) KEEP=1; shift ;;
+      --fetch-only) FETCH_ONLY=1; shift ;;
       --env) [[ $# -ge 2 && $2 =~ ^[A-Z][A-Z0-9_]*=[A-Za-z0-9_.,:/+-]*$ ]] ||
                die "--env wants KEY=VALUE (KEY in capitals, VALUE without blanks or quotes)"
              GUEST_ENV+=("$2"); shift 2 ;;
@@ -230,16 +235,22 @@ mode_wanted() {
   [[ -n $(scenarios_for "$1") ]]
 }
 
+# fetch_mode MODE: the downloads MODE's boot needs, into the shared caches
+# (each fetch returns at once when its cache is ready).
+fetch_mode() {
+  load_mode "$1"
+  fetch_kernel "$MODE_KERNEL"
+  [[ $MODE_QEMU == qemu10 ]] && fetch_qemu10
+  [[ -z $MODE_ROOTFS ]] || fetch_rootfs "$MODE_ROOTFS"
+}
+
 # prepare_mode MODE: everything the boot needs that touches shared caches
 # (kernel, QEMU 10 and rootfs downloads) and the mode's initramfs. Runs one
 # mode at a time, so parallel boots never race on a download.
 prepare_mode() {
   local mode=$1
-  load_mode "$mode"
+  fetch_mode "$mode"
   rm -rf "$RUNDIR"; mkdir -p "$RUNDIR"
-  fetch_kernel "$MODE_KERNEL"
-  [[ $MODE_QEMU == qemu10 ]] && fetch_qemu10
-  [[ -z $MODE_ROOTFS ]] || fetch_rootfs "$MODE_ROOTFS"
   build_initramfs "$mode" "$VMB/kernel-$MODE_KERNEL" "$RUNDIR/initramfs.cpio"
   [[ $KEEP == 1 ]] || rm -rf "$VMB/initramfs/$mode"
 }
@@ -290,6 +301,14 @@ main() {
   local total_pass=0 total_fail=0 mode p f start booted=() running=0
   local -A failed_prepare=()
   start=$(now)
+  if [[ $FETCH_ONLY == 1 ]]; then
+    for mode in "${MODES[@]}"; do
+      mode_wanted "$mode" || continue
+      (fetch_mode "$mode") || { log "$mode: fetching failed (see the messages above)"; return 1; }
+    done
+    log "fetched what the modes need in $(elapsed "$start")s"
+    return 0
+  fi
   for mode in "${MODES[@]}"; do
     mode_wanted "$mode" || continue
     rm -f "$VMB/runs/$mode/counts" "$VMB/runs/$mode.report"
