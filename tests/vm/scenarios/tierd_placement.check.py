@@ -2,7 +2,8 @@
 """tierd_placement: tierd moving pages for real in the 6.12 guest.
 own/: with kernel_tiering "own" tierd set numa_balancing 0 and
 demotion_enabled false while it ran and put the boot values back when
-stopped; its heat came from DAMON; it promoted: at least 80% of hotset's
+stopped; its heat came from the source the scenario configured (own/
+heat_source: soft-dirty, or damon with TIERD_PLACEMENT_HEAT); it promoted: at least 80% of hotset's
 48 MiB hot set is on node 0 at the end (hotset's own move_pages query), its
 status counts promoted bytes for the workload with a reason, and the kernel
 promoted nothing itself (pgpromote_success unchanged).
@@ -86,7 +87,10 @@ status = own.json_output("status.json")
 w = workload(own, status)
 own.eq("placement kernel_tiering", ((status or {}).get("placement") or {}).get("kernel_tiering"),
        "own")
-own.eq("heat source", w.get("heat_source"), "damon")
+heat = own.file("heat_source").strip()
+if heat not in ("soft-dirty", "damon"):
+    own.fail("heat_source file says %r, want soft-dirty or damon" % heat)
+own.eq("heat source", w.get("heat_source"), heat)
 before, during, after = knobs(own, "knobs.before"), knobs(own, "knobs.during"), knobs(own,
                                                                                       "knobs.after")
 own.eq("knobs while tierd ran", during, {"numa_balancing": "0", "demotion_enabled": "false"})
@@ -103,8 +107,8 @@ b, a = counter(own, "vmstat.before", "pgpromote_success"), counter(own, "vmstat.
 if b is not None and a is not None:
     kernel_promoted = a - b
     own.eq("pages the kernel promoted itself", kernel_promoted, 0)
-c.note("own: hot set on node 0 %.3f, tierd promoted %.1f MiB, demoted %.1f MiB, reasons %s%s" %
-       (share, promoted / MIB, (w.get("demoted_bytes") or 0) / MIB,
+c.note("own (heat %s): hot set on node 0 %.3f, tierd promoted %.1f MiB, demoted %.1f MiB, reasons %s%s" %
+       (heat, share, promoted / MIB, (w.get("demoted_bytes") or 0) / MIB,
         (w.get("last_reasons") or [""])[-1], waited(own, 30, lambda v: "%d MiB" % (v >> 20))))
 
 # --- observe -----------------------------------------------------------------
