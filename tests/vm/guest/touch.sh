@@ -16,9 +16,9 @@ start_touch_cmd() {
   out=$1; shift
   "$@" >"$out.out" 2>"$out.err" &
   P=$!
-  i=0
+  st_tries=0
   until grep -q '"pid"' "$out.out" 2>/dev/null; do
-    i=$((i + 1)); [ $i -lt 600 ] || { echo "tier-touch $out did not start" >&2; cat "$out.err" >&2; exit 1; }
+    st_tries=$((st_tries + 1)); [ $st_tries -lt 600 ] || { echo "tier-touch $out did not start" >&2; cat "$out.err" >&2; exit 1; }
     kill -0 "$P" 2>/dev/null || { echo "tier-touch $out died" >&2; cat "$out.err" >&2; exit 1; }
     sleep 0.1
   done
@@ -27,13 +27,16 @@ start_touch_cmd() {
 
 # verify_touch OUT [SECS]: ask tier-touch (pid P) to verify its data; waits
 # (SECS, default 60) for the new "verified" line it appends to OUT.out.
+# Its variables have names of their own: sh has no locals, and a caller's
+# loop over n (guest/faults.sh) once counted touch.0, touch.1, touch.1 - the
+# third verification waited on the wrong file and faults_kill failed.
 verify_touch() {
-  n=$(grep -c verified "$1.out")
+  vt_before=$(grep -c verified "$1.out")
   kill -USR1 "$P"
-  i=0
-  until [ "$(grep -c verified "$1.out")" -gt "$n" ]; do
-    i=$((i + 1))
-    [ $i -lt $((${2:-60} * 10)) ] ||
+  vt_tries=0
+  until [ "$(grep -c verified "$1.out")" -gt "$vt_before" ]; do
+    vt_tries=$((vt_tries + 1))
+    [ $vt_tries -lt $((${2:-60} * 10)) ] ||
       { echo "tier-touch $1 did not verify within ${2:-60} s" >&2; exit 1; }
     sleep 0.1
   done
