@@ -13,9 +13,10 @@
 #      background beside `compile`, the release build;
 #   2. `asan-compile` starts in the background at the lowest CPU priority
 #      (nice 19, its own process group in this session): it fills the
-#      cycles `unit-tests` (release) leaves idle;
-#   3. `vmtest-run` (the emulated machine's scenarios, once the downloads
-#      are in) with the ASan build stopped (SIGSTOP; SIGCONT after);
+#      cycles the steps below leave idle (the emulated machine's guests run
+#      on one TCG thread: one of the two cores);
+#   3. `unit-tests` (release) and `vmtest-run` (the emulated machine's
+#      scenarios, once the downloads are in) in the foreground;
 #   4. once the ASan build is done, `asan-tests` (nothing else runs by then).
 # Every step runs even when an earlier one failed, so one CI run shows every
 # failure; the end prints each step's result and time. The background
@@ -63,28 +64,14 @@ background() {
   BG_PIDS+=("$BG_PID")
   echo "== test-all: make $3 started in the background (nice $1, pid $BG_PID, log $2)"
 }
-# Interrupted: ends every background group (a stopped one, see paused
-# below, gets SIGCONT after the SIGTERM).
+# Interrupted: ends every background group.
 # shellcheck disable=SC2317 # called by the trap
 stop_background() {
   local pid
-  for pid in "${BG_PIDS[@]}"; do
-    kill -- "-$pid" 2>/dev/null
-    kill -CONT -- "-$pid" 2>/dev/null
-  done
+  for pid in "${BG_PIDS[@]}"; do kill -- "-$pid" 2>/dev/null; done
   exit 130
 }
 trap stop_background INT TERM
-
-# paused PID TARGET WHAT: runs step TARGET with the background job PID's
-# process group stopped (SIGSTOP), then lets it go on (SIGCONT).
-paused() {
-  local pid=$1
-  shift
-  kill -STOP -- "-$pid" 2>/dev/null && echo "== test-all: background pid $pid paused"
-  step "$@"
-  kill -CONT -- "-$pid" 2>/dev/null && echo "== test-all: background pid $pid resumed"
-}
 
 # joined PID T0 WHAT LOG: waits for a background step, records its outcome;
 # 0 when it passed.
@@ -111,11 +98,7 @@ ASAN_PID=$BG_PID
 step unit-tests "unit tests (release)"
 # A failed download is also seen by vmtest-run, which fetches what is missing.
 joined "$FETCH_PID" "$FETCH_T0" "the emulated machine's downloads" "$FETCH_LOG" || true
-# The emulated machine's scenarios run with the ASan build paused, on an
-# otherwise idle host: `tierd_placement` failed beside it (nice 19) in a
-# fresh-clone run of 2026-12-03, and until the loaded soak shows every
-# scenario passing beside a competing load, CI does not bet on it.
-paused "$ASAN_PID" vmtest-run "emulated machine scenarios"
+step vmtest-run "emulated machine scenarios"
 
 if joined "$ASAN_PID" "$ASAN_T0" "ASan+UBSan build" "$ASAN_LOG"; then
   step asan-tests "unit tests (ASan+UBSan)"
