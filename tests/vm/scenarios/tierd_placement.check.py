@@ -82,7 +82,12 @@ c.eq("exit status", c.rc(), 0)
 
 # --- own ---------------------------------------------------------------------
 own = Sub(c, "own")
-ready, done = heatcheck.check_hotset(own, 256 * MIB, 48 * MIB, {"2": PAGES}, kept=False)
+# The placement at the ready line is not judged here: tierd runs before
+# hotset starts, and soft-dirty heat sees the first touch's writes, so under
+# a loaded host it may promote pages before hotset finished touching them
+# (a soak run: {"-2": 102, "1": 13312, "2": 52122} at the ready line). The
+# outcome judged is where the hot set is at the end.
+ready, done = heatcheck.check_hotset(own, 256 * MIB, 48 * MIB, None, kept=False)
 status = own.json_output("status.json")
 w = workload(own, status)
 own.eq("placement kernel_tiering", ((status or {}).get("placement") or {}).get("kernel_tiering"),
