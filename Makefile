@@ -6,6 +6,8 @@ BUILD      ?= build
 ASAN_BUILD ?= $(BUILD)/asan
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
+# The emulated machine's runner on this build (docs/testing.md).
+VMTEST      = tests/vm/run.sh --build-dir $(abspath $(BUILD))
 
 .PHONY: all deps build run test unit asan vmtest faults vmtest-soak format format-check tidy clean help \
         compile unit-tests asan-compile asan-tests vmtest-fetch vmtest-run
@@ -52,7 +54,7 @@ vmtest: build
 # background at nice 19 beside the release unit tests and the emulated
 # machine, its unit tests last (docs/testing.md).
 test: format-check deps
-	@scripts/test-all.sh "$(MAKE)" $(ASAN_BUILD)
+	@scripts/test-all.sh "$(MAKE)" $(BUILD) $(ASAN_BUILD)
 
 # The steps without their prerequisites (test-all.sh and the targets above).
 compile:
@@ -72,15 +74,15 @@ asan-tests:
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS) -L unit
 
 vmtest-fetch:
-	tests/vm/run.sh --build-dir $(abspath $(BUILD)) --fetch-only
+	$(VMTEST) --fetch-only
 
 vmtest-run:
-	tests/vm/run.sh --build-dir $(abspath $(BUILD))
+	$(VMTEST)
 
 # The fault campaign (tests/vm scenarios with "# vmtest-set: faults"): tierd
 # killed, its state file damaged, a CXL node going away; docs/testing.md.
 faults: build
-	tests/vm/run.sh --build-dir $(abspath $(BUILD)) --set faults
+	$(VMTEST) --set faults
 
 # The suite run again and again (scripts/vmtest-soak.sh): per-scenario pass
 # counts quiet and with a competing CPU load, and the time against the limit.

@@ -3,9 +3,10 @@
 # machine's cores used (issue 17's goal: a clean clone on the 2-core machine
 # in 35 minutes at most, package installation included).
 #
-# usage: scripts/test-all.sh MAKE ASAN_BUILD
+# usage: scripts/test-all.sh MAKE BUILD ASAN_BUILD
 #   MAKE        the make to run the Makefile's step targets with ($(MAKE):
 #               BUILD, JOBS and CMAKE_ARGS given to make reach them too)
+#   BUILD       the release build folder (the downloads' log goes there)
 #   ASAN_BUILD  the ASan+UBSan build folder (its build log goes there)
 #
 #   1. `vmtest-fetch` (the emulated machine's kernels, QEMU 10 and rootfs:
@@ -20,18 +21,18 @@
 #   4. once the ASan build is done, `asan-tests` (nothing else runs by then).
 # Every step runs even when an earlier one failed, so one CI run shows every
 # failure; the end prints each step's result and time. The background
-# steps' output goes to ASAN_BUILD/build.log and ASAN_BUILD/../vm-fetch.log
+# steps' output goes to ASAN_BUILD/build.log and BUILD/vm-fetch.log
 # (the last 60 lines are printed when one fails).
 # Exit status: 0 when every step passed, 1 otherwise, 2 bad usage.
 set -uo pipefail
 
-[[ $# -eq 2 && -n $1 && -n $2 ]] || {
+[[ $# -eq 3 && -n $1 && -n $2 && -n $3 ]] || {
   sed -n '/^# usage:/,/^#   ASAN_BUILD/p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 MAKE_CMD=("$1" --no-print-directory -C "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)")
-ASAN_LOG=$(realpath -m "$2")/build.log
-FETCH_LOG=$(realpath -m "$2/..")/vm-fetch.log
+FETCH_LOG=$(realpath -m "$2")/vm-fetch.log
+ASAN_LOG=$(realpath -m "$3")/build.log
 
 START=$SECONDS SUMMARY=() FAILED=0
 # step TARGET WHAT: runs make TARGET in the foreground, records its outcome.
