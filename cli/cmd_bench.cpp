@@ -29,7 +29,7 @@ struct BenchOptions {
 
 /// Buffers beyond 1 TiB exceed any node's memory tierctl will meet.
 constexpr std::uint64_t kMaxSizeBytes = std::uint64_t{1} << 40;
-constexpr std::uint64_t kMaxThreads = 1024;
+constexpr std::uint64_t kMaxBenchThreads = 1024;
 constexpr std::uint64_t kMaxRepeat = 1000;
 
 std::vector<unsigned> ids_or_none(const std::optional<tier::CpuList>& list) {
@@ -115,7 +115,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global, Action& actio
   add_node_list_option(*cmd, "--target", options->targets,
                        "Memory node(s) to measure (repeatable or a list); default: every node "
                        "with memory, CPU-less ones included");
-  add_count_option(*cmd, "--threads", options->threads, 1, kMaxThreads,
+  add_count_option(*cmd, "--threads", options->threads, 1, kMaxBenchThreads,
                    "Bandwidth threads, 1 to 1024 (loaded mode: 1 chaser + N-1 loaders); "
                    "default: every CPU of the initiator");
   add_size_option(*cmd, "--size", options->size, tier::bench::kMinSizeBytes, kMaxSizeBytes,

@@ -1,9 +1,7 @@
 // `tierctl heat`: which pages of a process are hot, which node they are on,
 // and how much of its access goes to remote nodes (docs/heat.md).
-#include <atomic>
 #include <chrono>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -15,6 +13,7 @@
 #include "command.hpp"
 #include "error_output.hpp"
 #include "heat_recorder.hpp"
+#include "interrupt.hpp"
 #include "process_args.hpp"
 #include "tier/heat/collector.hpp"
 #include "tier/heat/empty_reason.hpp"
@@ -43,11 +42,6 @@ struct HeatOptions {
 constexpr double kMaxDurationSeconds = 86400;  // a day of sampling
 constexpr std::uint64_t kMaxSampleEvery = 1'000'000;
 constexpr std::uint64_t kMaxTop = 1'000'000'000;
-
-std::atomic<bool> g_cancel{false};
-extern "C" void on_heat_signal(int) {
-  g_cancel.store(true);
-}
 
 void print_kernel_activity(const tier::heat::KernelActivity& k) {
   if (!k.run_time_error.empty()) {
@@ -190,12 +184,7 @@ int run_heat(const GlobalOptions& global, const HeatOptions& options) {
   require_user_process(root, *pid, "to watch");
   tier::Topology topo = tier::load_topology(topology_options(global));
 
-  collect.cancel = &g_cancel;
-  g_cancel.store(false);
-  struct sigaction action {};
-  action.sa_handler = on_heat_signal;
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
+  collect.cancel = &cancel_on_interrupt();
 
   // Created before collection starts, so a path that cannot be written fails
   // at once; its mappings are the ones collect_heat() tracks.

@@ -1,8 +1,6 @@
 // `tierctl migrate`: move a process's pages to a node, rate-limited, with an
 // exact account of every page (docs/memory.md).
 #include <array>
-#include <atomic>
-#include <csignal>
 #include <cstdio>
 #include <iostream>
 
@@ -10,6 +8,7 @@
 
 #include "command.hpp"
 #include "error_output.hpp"
+#include "interrupt.hpp"
 #include "process_args.hpp"
 #include "tier/json/json_text.hpp"
 #include "tier/memory/page_mover.hpp"
@@ -31,7 +30,7 @@ struct MigrateOptions {
 };
 
 /// More shards than this only contend (the kernel copies on the calling thread).
-constexpr std::uint64_t kMaxThreads = 1024;
+constexpr std::uint64_t kMaxMoverThreads = 1024;
 
 /// The flags, converted: a bad one is a ValueError before anything is read.
 struct MigrateRequest {
@@ -43,11 +42,6 @@ struct MigrateRequest {
   std::size_t threads = 1;
   bool json = false;
 };
-
-std::atomic<bool> g_cancel{false};
-extern "C" void on_signal(int) {
-  g_cancel.store(true);
-}
 
 /// The target must have memory to move pages onto.
 void require_memory(const tier::Topology& topo, unsigned node) {
@@ -181,16 +175,10 @@ int run_migrate(const GlobalOptions& global, const MigrateOptions& flags) {
     units.push_back(tier::PageUnit{page.address, page.size, page.node});
   }
 
-  g_cancel.store(false);
-  struct sigaction action {};
-  action.sa_handler = on_signal;
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
-
   tier::MoveOptions move;
   move.rate_mbps = options.rate;
   move.threads = options.threads;
-  move.cancel = &g_cancel;
+  move.cancel = &cancel_on_interrupt();
   tier::watch_node_free_memory(move, root, options.to);
   tier::PageMover mover(tier::real_memory_syscalls());
   tier::MoveReport report = mover.move(options.pid, units, options.to, move);
@@ -233,7 +221,7 @@ void add_migrate_command(CLI::App& app, const GlobalOptions& global, Action& act
                    "Only pages in [START, END): hex (0x...) or decimal addresses");
   add_rate_option(*cmd, "--rate", options->rate,
                   "Limit to this many MB/s (1 MB = 2^20 bytes; above 0, at most 1000000)");
-  add_count_option(*cmd, "--threads", options->threads, 1, kMaxThreads,
+  add_count_option(*cmd, "--threads", options->threads, 1, kMaxMoverThreads,
                    "Move this many contiguous shards at once, 1 to 1024 (ignored with --rate)")
       ->default_str("1");
   cmd->add_flag("--json", options->json, "Print the accounting as JSON (docs/cli.md)");

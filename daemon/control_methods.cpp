@@ -17,6 +17,7 @@
 #include "tier/protocol/control_protocol.hpp"
 #include "tier/topology/topology_json.hpp"
 #include "tier/values/values.hpp"
+#include "unix_clock.hpp"
 
 namespace tierd {
 
@@ -304,7 +305,7 @@ json::value Daemon::register_workload(const json::value& p) {
       static_cast<unsigned>(optional_int(params, "budget_mbps", 0, kMaxBudgetMbps).value_or(0));
   const Workload* stored = nullptr;
   try {
-    stored = &registry_.register_workload(request, static_cast<std::int64_t>(std::time(nullptr)));
+    stored = &registry_.register_workload(request, unix_now());
   } catch (const RegistrationError& e) {
     const std::string what = e.what();
     const bool conflict = what.find("already registered") != std::string::npos;
@@ -340,7 +341,7 @@ json::value Daemon::unregister_workload(const json::value& p) {
   std::optional<DroppedWorkload> removed = registry_.unregister(key);
   if (!removed) throw Error(ErrorCode::not_found, "no workload '" + key + "' is registered");
   log::info() << "workload " << removed->workload.id << " unregistered";
-  record_dropped(*removed, static_cast<std::int64_t>(std::time(nullptr)));
+  record_dropped(*removed, unix_now());
   realise_pools();
   save_state();
   return json::value{{"removed", workload_json(removed->workload)}};

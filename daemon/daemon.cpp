@@ -1,7 +1,6 @@
 #include "daemon.hpp"
 
 #include <boost/json.hpp>
-#include <ctime>
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
@@ -12,16 +11,13 @@
 #include "placement/one_tier.hpp"
 #include "tier/topology/topology_text.hpp"
 #include "tier/values/values.hpp"
+#include "unix_clock.hpp"
 #include "workloads/pod_overrides.hpp"
 #include "workloads/state_file.hpp"
 
 namespace tierd {
 
 namespace {
-
-std::int64_t unix_now() {
-  return static_cast<std::int64_t>(std::time(nullptr));
-}
 
 void apply_log_level(const Config& config) {
   // parse_config already rejected any other word, so the fallback never hits.

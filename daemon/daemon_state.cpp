@@ -1,22 +1,14 @@
 // The daemon's state file: recovered at start (a damaged file kept aside
 // and reported), saved after every change, its outcome in status.
 #include <boost/json.hpp>
-#include <ctime>
 #include <filesystem>
 
 #include "daemon.hpp"
 #include "log.hpp"
+#include "unix_clock.hpp"
 #include "workloads/state_file.hpp"
 
 namespace tierd {
-
-namespace {
-
-std::int64_t unix_now() {
-  return static_cast<std::int64_t>(std::time(nullptr));
-}
-
-}  // namespace
 
 // state.json: {"version":1,"workloads":[...],"kernel":{...},"paused":b,
 // "policy":{"name","params"}}. A damaged file is kept aside as PATH.bad and

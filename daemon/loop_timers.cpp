@@ -8,6 +8,7 @@
 
 #include "daemon.hpp"
 #include "log.hpp"
+#include "unix_clock.hpp"
 
 namespace tierd {
 
@@ -53,7 +54,7 @@ void Daemon::sample_epoch() {
   follow_node_memory();
   metrics_->update_nodes(*topology_, *memory_);
   metrics_->update_kernel_counters(memory_->vmstat);
-  refresh_workloads(static_cast<std::int64_t>(std::time(nullptr)));
+  refresh_workloads(unix_now());
   suppress_offline();
   update_pool_metrics();
   metrics_->update_workloads(*topology_, placements());

@@ -7,6 +7,7 @@
 #include "daemon.hpp"
 #include "log.hpp"
 #include "placement/one_tier.hpp"
+#include "unix_clock.hpp"
 
 namespace tierd {
 
@@ -75,8 +76,7 @@ void Daemon::follow_node_memory() {
   }
   ++topology_changes_;
   metrics_->record_topology_change();
-  last_topology_change_ = TopologyChange{changes, topology_summary(*topology_),
-                                         static_cast<std::int64_t>(std::time(nullptr))};
+  last_topology_change_ = TopologyChange{changes, topology_summary(*topology_), unix_now()};
 }
 
 boost::json::value Daemon::topology_change_json() const {

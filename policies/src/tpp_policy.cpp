@@ -11,13 +11,13 @@ namespace tier::policy {
 
 namespace {
 
-struct Settings {
+struct TppSettings {
   double window_s, low_free_pct, high_free_pct, budget_mbps;
 };
 
 class TppPolicy final : public Policy {
  public:
-  explicit TppPolicy(Settings settings) : settings_(settings) {}
+  explicit TppPolicy(TppSettings settings) : settings_(settings) {}
 
   Plan plan(const Snapshot& snapshot) override {
     Plan plan;
@@ -167,7 +167,7 @@ class TppPolicy final : public Policy {
     }
   }
 
-  Settings settings_;
+  TppSettings settings_;
   std::map<Key, double> last_seen_;  // last tick a region had accesses
   std::set<unsigned> kswapd_woken_;  // fast nodes a promotion found full
 };
@@ -184,8 +184,8 @@ PolicyInfo tpp_policy_info() {
        {"high_free_pct", 4, 0, 60, "promote only while a fast node keeps this % free"},
        {"budget_mbps", 0, 0, 100000, "migration budget per second (0 = none, as the kernel)"}},
       [](const Params& p) -> std::unique_ptr<Policy> {
-        return std::make_unique<TppPolicy>(Settings{p.at("window_s"), p.at("low_free_pct"),
-                                                    p.at("high_free_pct"), p.at("budget_mbps")});
+        return std::make_unique<TppPolicy>(TppSettings{p.at("window_s"), p.at("low_free_pct"),
+                                                       p.at("high_free_pct"), p.at("budget_mbps")});
       }};
 }
 

@@ -14,15 +14,7 @@ using text::next_token;
 
 using text::parse_u64;
 
-template <typename Fn>
-void for_each_line(std::string_view text, Fn&& fn) {
-  while (!text.empty()) {
-    std::size_t nl = text.find('\n');
-    fn(text.substr(0, nl));
-    if (nl == std::string_view::npos) break;
-    text.remove_prefix(nl + 1);
-  }
-}
+using text::for_each_line;
 
 std::uint64_t get(const std::map<std::string, std::uint64_t>& values, const std::string& key) {
   auto it = values.find(key);

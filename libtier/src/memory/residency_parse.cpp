@@ -20,6 +20,8 @@ using text::next_token;
 
 using text::parse_u64;
 
+using text::for_each_line;
+
 bool is_lower_hex(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
 }
@@ -61,18 +63,6 @@ bool looks_like_header(std::string_view line) {
     if (i != dash && !is_lower_hex(line[i])) return false;
   }
   return true;
-}
-
-template <typename Fn>
-void for_each_line(std::string_view text, Fn&& fn) {
-  while (!text.empty()) {
-    std::size_t nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    fn(line);
-    if (nl == std::string_view::npos) break;
-    text.remove_prefix(nl + 1);
-  }
 }
 
 }  // namespace

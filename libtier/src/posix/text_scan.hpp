@@ -34,4 +34,18 @@ inline std::optional<std::uint64_t> parse_u64(std::string_view text, int base = 
   return value;
 }
 
+/// Calls fn(line) for each line of `text`, without its '\n' (or "\r\n");
+/// a last line without a newline counts, an empty text has none.
+template <typename Fn>
+void for_each_line(std::string_view text, Fn&& fn) {
+  while (!text.empty()) {
+    std::size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    fn(line);
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+}
+
 }  // namespace tier::text
