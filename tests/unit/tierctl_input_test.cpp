@@ -19,7 +19,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,6 +36,7 @@
 #include "app.hpp"
 #include "scripted_tierd.hpp"
 #include "test_support.hpp"
+#include "tier/memory/memory_syscalls.hpp"
 #include "usage.hpp"
 
 namespace tier::test {
@@ -186,14 +186,14 @@ class Fixture {
   /// faulted in after it said ready: +161 pages once under load), which
   /// no migrate did.
   std::map<int, long> child_pages() const {
-    const std::size_t count = kChildBytes / static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    const std::size_t count = kChildBytes / page;
     std::vector<void*> pages(count);
-    for (std::size_t i = 0; i < count; ++i) {
-      pages[i] = child_buffer_ + i * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-    }
+    for (std::size_t i = 0; i < count; ++i) pages[i] = child_buffer_ + i * page;
     std::vector<int> status(count, 0);
     std::map<int, long> per_node;
-    if (syscall(SYS_move_pages, child_, count, pages.data(), nullptr, status.data(), 0) != 0) {
+    if (tier::real_memory_syscalls().move_pages(child_, count, pages.data(), nullptr, status.data(),
+                                                0) != 0) {
       return per_node;
     }
     for (int node : status) ++per_node[node];
