@@ -36,7 +36,7 @@ REPO=$(cd "$VM_DIR/../.." && pwd)
 # shellcheck source=lib/rootfs.sh
 . "$VM_DIR/lib/rootfs.sh"
 
-ALL_MODES=(numa numa61 pmem cxl systemd)
+ALL_MODES=(numa numa61 pmem cxl systemd model)
 SCENARIO_TIMEOUT=120  # default per scenario, inside the guest
 SETUP_TIMEOUT=120     # the mode's setup inside the guest
 BOOT_ALLOWANCE=90     # boot + facts + poweroff, on top of the above
@@ -124,12 +124,13 @@ qemu_command() {
   local mode=$1 kdir=$2 rundir=$3 topo
   if [[ $MODE_QEMU == qemu10 ]]; then
     local q="$VMB/qemu10/root"
-    QEMU=(env "QEMU_MODULE_DIR=$q/usr/lib/x86_64-linux-gnu/qemu"
-          "$q/usr/bin/qemu-system-x86_64"
-          -L "$q/usr/share/qemu" -L "$q/usr/share/seabios")
+    QEMU_BIN=(env "QEMU_MODULE_DIR=$q/usr/lib/x86_64-linux-gnu/qemu"
+              "$q/usr/bin/qemu-system-x86_64"
+              -L "$q/usr/share/qemu" -L "$q/usr/share/seabios")
   else
-    QEMU=("$(command -v qemu-system-x86_64)")
+    QEMU_BIN=("$(command -v qemu-system-x86_64)")
   fi
+  QEMU=("${QEMU_BIN[@]}")
   # tb-size: the default 1 GiB translation cache doubles QEMU's RSS.
   # thread: a mode may ask for single-threaded TCG (MODE_TCG_THREAD=single);
   # see modes/numa.sh for why the heat scenarios need it.
@@ -142,6 +143,29 @@ qemu_command() {
   mapfile -t topo < <("$PY" "$VM_DIR/lib/qemu_topology.py" \
                         "$VM_DIR/topology/$MODE_TOPOLOGY.json" "$MODE_MACHINE_EXTRA")
   QEMU+=("${topo[@]}" "${MODE_QEMU_ARGS[@]}")
+  # The latency model (modes/model.sh): its layout comes from the same
+  # topology JSON; its per vCPU x node counters land in RUNDIR at power-off.
+  if [[ -n $MODE_PLUGIN ]]; then
+    "$PY" "$VM_DIR/lib/qemu_topology.py" --plugin-layout \
+      "$VM_DIR/topology/$MODE_TOPOLOGY.json" >"$rundir/model-layout.txt"
+    QEMU+=(-plugin "$(plugin_path)$(printf ',%s' layout="$rundir/model-layout.txt" \
+                     out="$rundir/model-counters.json")${MODE_PLUGIN_ARGS:+,$MODE_PLUGIN_ARGS}"
+           -d plugin -D "$rundir/plugin.log")
+  fi
+}
+
+# plugin_path: the mode's TCG plugin in the build.
+plugin_path() { printf '%s\n' "$BUILD/lib/lib$MODE_PLUGIN.so"; }
+
+# plugin_problem: why the mode's plugin cannot be loaded, empty if it can.
+plugin_problem() {
+  [[ -z $MODE_PLUGIN ]] && return 0
+  if [[ ! -f $(plugin_path) ]]; then
+    echo "the mode loads the TCG plugin $(plugin_path), which is not built (make build)"
+  elif ! "${QEMU_BIN[@]}" -help 2>/dev/null | grep -q -- '^-plugin'; then
+    echo "the mode's QEMU ($("${QEMU_BIN[@]}" -version 2>&1 | head -n1)) has no TCG plugin" \
+         "support (no -plugin option)"
+  fi
 }
 
 # report RESULT NAME DETAIL...: one PASS/FAIL line, details indented below.
@@ -216,6 +240,7 @@ load_mode() {
   {
     MODE_KERNEL="" MODE_QEMU=system MODE_TOPOLOGY=numa4 MODE_MACHINE_EXTRA=""
     MODE_CMDLINE="" MODE_MODULES="" MODE_TOOLS="" MODE_QEMU_ARGS=() MODE_ROOTFS=""
+    MODE_PLUGIN="" MODE_PLUGIN_ARGS=""
   }
   # shellcheck source=/dev/null
   . "$VM_DIR/modes/$mode.sh"
@@ -270,6 +295,13 @@ boot_mode() {
   done
   qemu_command "$mode" "$kdir" "$RUNDIR"
   printf '%q ' "${QEMU[@]}" >"$RUNDIR/qemu.cmd"
+  local problem
+  problem=$(plugin_problem)
+  if [[ -n $problem ]]; then
+    for s in boot "${SCENARIOS[@]}"; do report FAIL "$mode/$s" "$problem"; done
+    echo "$PASSED $FAILED" >"$RUNDIR/counts"
+    return 0
+  fi
   log "$mode: booting kernel $(cat "$kdir/release") ($MODE_QEMU qemu), scenarios: ${SCENARIOS[*]:-none}"
   start=$(now)
   "$PY" "$VM_DIR/lib/measure.py" "$RUNDIR/measure" \

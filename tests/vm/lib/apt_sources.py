@@ -5,7 +5,8 @@ The mirror is never written into the repository: it is taken at run time from
 the Debian archive entry already configured on this machine (deb822 *.sources
 files or one-line sources.list files), and pointed at the suites we need.
 
-usage: apt_sources.py CODENAME SUITE...   (prints the .sources stanza)
+usage: apt_sources.py [--types TYPES] CODENAME SUITE...   (prints the .sources stanza)
+  --types   the stanza's Types (default "deb"; "deb-src" for source packages)
 """
 import glob
 import re
@@ -67,13 +68,19 @@ def entries():
 
 
 def main():
-    if len(sys.argv) < 3:
+    argv = sys.argv[1:]
+    want_types = "deb"
+    if argv[:1] == ["--types"]:
+        if len(argv) < 2 or not argv[1]:
+            sys.exit(__doc__)
+        want_types, argv = argv[1], argv[2:]
+    if len(argv) < 2:
         sys.exit(__doc__)
-    codename, suites = sys.argv[1], sys.argv[2:]
+    codename, suites = argv[0], argv[1:]
     for types, uri, have_suites, comps, signed_by in entries():
         # The main archive: carries CODENAME itself (not only -security).
         if "deb" in types and codename in have_suites and "main" in comps:
-            print("Types: deb")
+            print("Types: " + want_types)
             print("URIs: " + uri)
             print("Suites: " + " ".join(suites))
             print("Components: main")
