@@ -177,7 +177,7 @@ TEST_F(Model, QueueingRisesWithUtilisation) {
   EXPECT_EQ(tm_queue_wait(&model, 0, 0, 0), 0);
   EXPECT_LT(low, mid);
   EXPECT_LT(mid, high);
-  EXPECT_DOUBLE_EQ(mid, 400 * 0.5 / (2 * 0.5));  // M/D/1: S rho / (2 (1 - rho))
+  EXPECT_DOUBLE_EQ(mid, 400 / 2 * 0.5 / (2 * 0.5));  // M/D/1: S rho / (2 (1 - rho)), 2 streams
   EXPECT_DOUBLE_EQ(tm_queue_wait(&model, 0, 0, 3), tm_queue_wait(&model, 0, 0, 0.95));
   // A remote pair's line holds the node longer (10G against 20G).
   EXPECT_DOUBLE_EQ(tm_queue_wait(&model, 1, 0, 0.5), 2 * mid);

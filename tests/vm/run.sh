@@ -5,10 +5,10 @@
 # initramfs holding the project's binaries, run the scenarios inside, bring
 # their results back over a serial port and check them on the host.
 #
-# usage: tests/vm/run.sh [--mode MODE|all] [--kernel 6.12|6.1]
+# usage: tests/vm/run.sh [--mode MODE|all] [--kernel 6.12|6.1|7.3]
 #                        [--build-dir DIR] [--scenario NAME] [--set NAME]
 #                        [--jobs N] [--keep] [--env KEY=VALUE]...
-#                        [--fetch-only]
+#                        [--fetch-only] [--no-plugin]
 # --env adds KEY=VALUE to the guest's /etc/vmtest.env (scenario parameters,
 # e.g. the head-to-head's contender). A scenario with "# vmtest-explicit: yes"
 # runs only when --scenario names it (benchmarks, not part of make vmtest).
@@ -20,6 +20,8 @@
 # --fetch-only downloads what the modes' boots need (kernels, QEMU 10, the
 # systemd mode's rootfs) into the caches and stops: it needs no build, so
 # `make test` runs it beside the release build (scripts/test-all.sh).
+# --no-plugin boots the modes without their TCG plugin (the latency model's
+# cost is measured that way: scenarios/model_cost.sh).
 # Prints one PASS/FAIL line per mode and scenario and ends with
 # "vmtest: N passed, M failed"; exits non-zero on any failure or timeout.
 # Everything downloaded or produced lives under BUILD/vm (see docs/testing.md).
@@ -36,7 +38,7 @@ REPO=$(cd "$VM_DIR/../.." && pwd)
 # shellcheck source=lib/rootfs.sh
 . "$VM_DIR/lib/rootfs.sh"
 
-ALL_MODES=(numa numa61 pmem cxl systemd model)
+ALL_MODES=(numa numa61 pmem cxl systemd model newest)
 SCENARIO_TIMEOUT=120  # default per scenario, inside the guest
 SETUP_TIMEOUT=120     # the mode's setup inside the guest
 BOOT_ALLOWANCE=90     # boot + facts + poweroff, on top of the above
@@ -48,7 +50,7 @@ usage() {
 
 parse_args() {
   MODES=() KERNEL_OVERRIDE="" BUILD="$REPO/build" ONLY_SCENARIO="" KEEP=0 GUEST_ENV=()
-  ONLY_SET="" JOBS=1 FETCH_ONLY=0
+  ONLY_SET="" JOBS=1 FETCH_ONLY=0 NO_PLUGIN=0
   while [[ $# -gt 0 ]]; do
     case $1 in
       --mode) [[ $# -ge 2 ]] || usage
@@ -62,6 +64,7 @@ parse_args() {
               JOBS=$2; shift 2 ;;
       --keep) KEEP=1; shift ;;
       --fetch-only) FETCH_ONLY=1; shift ;;
+      --no-plugin) NO_PLUGIN=1; shift ;;
       --env) [[ $# -ge 2 && $2 =~ ^[A-Z][A-Z0-9_]*=[A-Za-z0-9_.,:/+-]*$ ]] ||
                die "--env wants KEY=VALUE (KEY in capitals, VALUE without blanks or quotes)"
              GUEST_ENV+=("$2"); shift 2 ;;
@@ -81,7 +84,7 @@ parse_args() {
     die "no scenario in tests/vm/scenarios/ belongs to set '$ONLY_SET'"
   fi
   if [[ -n $KERNEL_OVERRIDE && -z ${KERNEL_SUITE[$KERNEL_OVERRIDE]:-} ]]; then
-    die "unknown kernel '$KERNEL_OVERRIDE' (6.12 or 6.1)"
+    die "unknown kernel '$KERNEL_OVERRIDE' (${!KERNEL_SUITE[*]})"
   fi
   mkdir -p "$BUILD"
   BUILD=$(cd "$BUILD" && pwd)
@@ -245,6 +248,7 @@ load_mode() {
   # shellcheck source=/dev/null
   . "$VM_DIR/modes/$mode.sh"
   [[ -n $KERNEL_OVERRIDE ]] && MODE_KERNEL=$KERNEL_OVERRIDE
+  [[ $NO_PLUGIN == 0 ]] || MODE_PLUGIN=""
   RUNDIR="$VMB/runs/$mode"
   # Without recorded ground truth (e.g. --kernel on another mode) the guest
   # still boots, so its facts can be drafted into an expect file.

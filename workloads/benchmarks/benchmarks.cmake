@@ -24,3 +24,8 @@ target_link_libraries(pool_layout_bench PRIVATE benchmark::benchmark tier tier_w
 add_executable(run_launch_bench ${CMAKE_CURRENT_LIST_DIR}/run_launch_bench.cpp)
 target_link_libraries(run_launch_bench PRIVATE benchmark::benchmark tier_warnings)
 add_dependencies(run_launch_bench tierctl)
+
+# The emulated machine's latency model: its own cost per guest access
+# (tests/vm/plugin/model.c; docs/benchmarks.md "The latency model").
+add_executable(tiermodel_bench ${CMAKE_CURRENT_LIST_DIR}/tiermodel_bench.cpp)
+target_link_libraries(tiermodel_bench PRIVATE benchmark::benchmark tiermodel_core tier_warnings)

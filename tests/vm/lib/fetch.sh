@@ -11,7 +11,9 @@
 # The suites the kernels come from. Suite names only: the mirror host is read
 # from /etc/apt at run time (lib/apt_sources.py).
 readonly APT_CODENAME=bookworm
-declare -A KERNEL_SUITE=([6.12]=bookworm-backports [6.1]=bookworm)
+# 7.3: the newest kernel the mirror offers (trixie-backports, the newest
+# mode); its packages split the kernel image and modules out of linux-image.
+declare -A KERNEL_SUITE=([6.12]=bookworm-backports [6.1]=bookworm [7.3]=trixie-backports)
 
 # apt_priv TOOL ARGS... : run apt-get/apt-cache against the private config.
 apt_priv() {
@@ -33,9 +35,9 @@ apt_init() {
   mkdir -p "$VMB/apt/sources.list.d" "$VMB/apt/lists/partial" \
            "$VMB/apt/cache/archives/partial"
   "$PY" "$VM_DIR/lib/apt_sources.py" "$APT_CODENAME" \
-      "$APT_CODENAME" "$APT_CODENAME-backports" \
+      "$APT_CODENAME" "$APT_CODENAME-backports" trixie-backports \
       >"$VMB/apt/sources.list.d/tier-vm.sources"
-  log "apt: refreshing private package lists ($APT_CODENAME, $APT_CODENAME-backports)"
+  log "apt: refreshing private package lists ($APT_CODENAME, $APT_CODENAME-backports, trixie-backports)"
   run_logged "$VMB/apt/apt.log" apt_priv apt-get -q update
   echo "$$" >"$VMB/apt/updated-by"
 }
@@ -53,10 +55,11 @@ resolve_kernel_package() {
   local kver=$1 suite=${KERNEL_SUITE[$1]} tmp dep
   tmp=$(mktemp -d "$VMB/tmp.XXXXXX")
   apt_download_to "$tmp" "linux-image-amd64/$suite"
-  dep=$(dpkg-deb -f "$tmp"/linux-image-amd64_*.deb Depends)
-  rm -rf "$tmp"
   # "linux-image-6.12.95+deb12-amd64 (= 6.12.95-1~bpo12+1)" -> package name
-  dep=${dep%% *}
+  # (7.x: "linux-base-amd64 (= ...), linux-image-7.3.4+deb13-amd64 (= ...), ...")
+  dep=$(dpkg-deb -f "$tmp"/linux-image-amd64_*.deb Depends | tr ',' '\n' |
+        grep -o 'linux-image-[0-9][^ ]*' | head -n1)
+  rm -rf "$tmp"
   [[ $dep == linux-image-"$kver".* ]] ||
     die "linux-image-amd64 in $suite points at '$dep', not a $kver kernel"
   printf '%s\n' "$dep"
@@ -67,7 +70,7 @@ resolve_kernel_package() {
 # install time on a real system).
 fetch_kernel() {
   local kver=$1 dir="$VMB/kernel-$1" pkg tmp release
-  [[ -n ${KERNEL_SUITE[$kver]:-} ]] || die "unknown kernel '$kver' (6.12 or 6.1)"
+  [[ -n ${KERNEL_SUITE[$kver]:-} ]] || die "unknown kernel '$kver' (${!KERNEL_SUITE[*]})"
   [[ -f $dir/.ready ]] && return 0
   apt_init
   pkg=$(resolve_kernel_package "$kver")
@@ -75,9 +78,28 @@ fetch_kernel() {
   rm -rf "$dir"; mkdir -p "$dir"
   tmp=$(mktemp -d "$VMB/tmp.XXXXXX")
   apt_download_to "$tmp" "$pkg/${KERNEL_SUITE[$kver]}"
-  dpkg -x "$tmp"/"$pkg"_*.deb "$dir/root"
-  rm -rf "$tmp"
   release=${pkg#linux-image-}
+  # Since 7.x linux-image is a metapackage: the kernel is in linux-binary,
+  # the modules in linux-modules, the config and modules.builtin in
+  # linux-base (all under usr/lib/modules/RELEASE).
+  local part
+  for part in linux-binary linux-modules linux-base; do
+    if dpkg-deb -f "$tmp"/"$pkg"_*.deb Depends | grep -q "$part-$release"; then
+      apt_download_to "$tmp" "$part-$release/${KERNEL_SUITE[$kver]}"
+    fi
+  done
+  local deb
+  for deb in "$tmp"/*.deb; do dpkg -x "$deb" "$dir/root"; done
+  rm -rf "$tmp"
+  if [[ ! -d $dir/root/lib/modules/$release && -d $dir/root/usr/lib/modules/$release ]]; then
+    mkdir -p "$dir/root/lib/modules"
+    mv "$dir/root/usr/lib/modules/$release" "$dir/root/lib/modules/"
+  fi
+  if [[ ! -f $dir/root/boot/vmlinuz-$release ]]; then
+    mkdir -p "$dir/root/boot"
+    mv "$dir/root/lib/modules/$release/vmlinuz" "$dir/root/boot/vmlinuz-$release"
+    mv "$dir/root/lib/modules/$release/config" "$dir/root/boot/config-$release"
+  fi
   cp "$dir/root/boot/vmlinuz-$release" "$dir/vmlinuz"
   depmod -b "$dir/root" "$release"
   printf '%s\n' "$release" >"$dir/release"

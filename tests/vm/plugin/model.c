@@ -150,7 +150,7 @@ int tm_layout_node_of(const struct tm_layout* layout, uint64_t phys) {
 void tm_options_default(struct tm_options* o) {
   o->cache_bytes = 1u << 20;
   o->ways = 16;
-  o->streams = 1;
+  o->streams = 2;
   o->batch_ns = 200e3;
   o->window_ns = 1e6;
   o->scale = 4;
@@ -326,19 +326,33 @@ void tm_calibrate_node(struct tm_model* m, int node, double t0_ns, double tline_
   if (tline_ns > 0) m->tline[node] = tline_ns;
 }
 
+static int cmp_double(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double* values, int count) {
+  qsort(values, (size_t)count, sizeof *values, cmp_double);
+  return count % 2 ? values[count / 2] : (values[count / 2 - 1] + values[count / 2]) / 2;
+}
+
 bool tm_start_charging(struct tm_model* m, int ref) {
   if (ref < 0 || ref >= m->layout.nodes || m->t0[ref] <= 0 || m->tline[ref] <= 0 ||
       m->layout.latency_ns[ref][ref] <= 0)
     return false;
-  /* The largest base any node showed: the targets must clear TCG's own
-   * excursions, wherever they come from. */
-  double t0 = 0, tline = 0;
-  for (int i = 0; i < m->layout.nranges; ++i) {
-    int n = m->layout.ranges[i].node;
+  /* The median of the nodes' bases: one node's excursion (TCG's soft TLB
+   * was small while it was measured) must not set every node's cost. */
+  double t0s[TM_MAX_NODES], tlines[TM_MAX_NODES];
+  int count = 0;
+  for (int n = 0; n < m->layout.nodes; ++n) {
+    bool has_memory = false;
+    for (int i = 0; i < m->layout.nranges; ++i) has_memory |= m->layout.ranges[i].node == n;
+    if (!has_memory) continue;
     if (m->t0[n] <= 0 || m->tline[n] <= 0) return false;
-    if (m->t0[n] > t0) t0 = m->t0[n];
-    if (m->tline[n] > tline) tline = m->tline[n];
+    t0s[count] = m->t0[n];
+    tlines[count++] = m->tline[n];
   }
+  double t0 = median(t0s, count), tline = median(tlines, count);
   m->t0_base = t0;
   m->tline_base = tline;
   m->t0_ref = m->options.scale * t0 * m->latency_min / m->layout.latency_ns[ref][ref];

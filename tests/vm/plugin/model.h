@@ -27,13 +27,13 @@
  * overlaps independent work with an outstanding miss. t0_ref and tline_ref
  * are TCG's measured base (the calibration: ns per dependent load and per
  * streamed line on every node, measured by the guest with the model
- * charging nothing, calibrate.c; the largest) times `scale`, the one
+ * charging nothing, calibrate.c; the median over nodes) times `scale`, the one
  * calibration factor (default 4): the fastest pair then costs 4 x TCG's
  * usual base, so that a program's own work between two misses (TCG runs it
  * ~100x slower than hardware, memory only ~3x) does not hide the latency.
  * Until calibrated the model only counts.
  *
- * Bandwidth. Node n serves `streams` full-speed streams: a line from c
+ * Bandwidth. Node n serves `streams` (default 2) full-speed streams: a line from c
  * occupies it S = tline_ref * bandwidth_max / bandwidth[c][n] / streams (a
  * remote pair's slower path holds it longer). Its utilisation rho (the
  * service time of the lines it served over host time, smoothed over windows
@@ -89,7 +89,7 @@ int tm_layout_node_of(const struct tm_layout* layout, uint64_t phys);
 struct tm_options {
   uint64_t cache_bytes; /* per-vCPU last-level cache, default 1 MiB */
   unsigned ways;        /* associativity, default 16 */
-  double streams;       /* full-speed streams a node serves (its capacity), default 1 */
+  double streams;       /* full-speed streams a node serves (its capacity), default 2 */
   double batch_ns;      /* charges paid in batches of at least this, default 200 us */
   double window_ns;     /* utilisation window of the queue model, default 1 ms */
   double scale;         /* the fastest pair costs scale x TCG's own base, default 2 */
@@ -145,7 +145,7 @@ struct tm_model {
   double node_bandwidth[TM_MAX_NODES]; /* best bandwidth any initiator has to the node */
   /* Calibration, host ns: TCG's own cost per node, and of the fastest pair. */
   double t0[TM_MAX_NODES], tline[TM_MAX_NODES];
-  double t0_base, tline_base; /* the largest base measured */
+  double t0_base, tline_base; /* the median base measured */
   double t0_ref, tline_ref;
   bool charging; /* off until calibrated */
   struct tm_node_queue queue[TM_MAX_NODES];
@@ -178,7 +178,7 @@ double tm_queue_wait(const struct tm_model* model, int cpu_node, int node, doubl
 void tm_calibrate_node(struct tm_model* model, int node, double t0_ns, double tline_ns);
 
 /* Start charging, the calibration having been measured from a CPU of
- * ref_node: t0_ref = scale * max(t0) * latency_min / latency[ref][ref],
+ * ref_node: t0_ref = scale * median(t0) * latency_min / latency[ref][ref],
  * likewise tline with bandwidth. Returns false (and stays off) when ref_node
  * or a node with memory is uncalibrated. */
 bool tm_start_charging(struct tm_model* model, int ref_node);

@@ -12,7 +12,7 @@
  *   out=FILE      per vCPU x node counters, JSON, written at exit (required)
  *   cache=SIZE    per-vCPU last-level cache (default 1M)
  *   ways=N        its associativity (default 16)
- *   streams=X     full-speed streams a node serves before queueing (default 1)
+ *   streams=X     full-speed streams a node serves before queueing (default 2)
  *   scale=K       the fastest pair costs K x TCG's own base (default 4)
  *   batch_us=US   stalls paid in batches of at least this (default 200)
  *   window_us=US  the queue model's utilisation window (default 1000)

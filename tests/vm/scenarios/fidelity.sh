@@ -6,10 +6,11 @@
 # numa: every node is the same host memory). fidelity.check.py asserts HMAT's
 # ratios in the first and flat ones in the second:
 #   bench.json    tierctl bench, every CPU node x memory node pair: pointer
-#                 chase latency and read bandwidth (1 thread, 16 MiB)
+#                 chase latency and read bandwidth (1 thread, 8 MiB)
 #   loaded.json   tierctl bench --loaded from node 0 on node 0: a chaser
 #                 beside a reader on the node's other CPU, injection delays
-#                 swept from none to full speed
+#                 swept from none to full speed, while CPUs 2-3 stream stores
+#                 into node 0 (the node near its bandwidth)
 #   hot0.json     hotset, 16 MiB hot set read by CPU 0 on node 0 for 4 s (the rest of
 #   hot2.json     its 64 MiB on node 2), then the same hot set on node 2
 #   alone.json    hotset on CPU 2 over node 1, alone, then beside a writer on
@@ -24,8 +25,19 @@ fi
 . /etc/vmtest.env
 set -e
 tierctl bench --size 8M --repeat 3 --threads 1 --json >bench.json
+# Node 0 loaded from the other socket too: two streams of stores (dd from
+# /dev/zero into a buffer on node 0, on CPUs 2 and 3) for the whole sweep.
+streamers=
+for cpu in 2 3; do
+  tierctl run --membind 0 --physcpubind $cpu -- dd if=/dev/zero of=/dev/null bs=4M \
+    count=1000000 2>/dev/null &
+  streamers="$streamers $!"
+done
+sleep 1
 tierctl bench --initiator 0 --target 0 --size 8M --repeat 1 --threads 2 --loaded --json \
   >loaded.json
+kill $streamers
+wait $streamers 2>/dev/null || true
 
 # hotset_run NAME ARGS...: 6 s of reads of a 16 MiB hot set (uniform), one thread.
 hotset_run() {
