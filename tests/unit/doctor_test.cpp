@@ -97,9 +97,12 @@ TEST(Doctor, ReportsEveryCheckInOrderEvenOnAnEmptyTree) {
   ASSERT_EQ(results.size(), check_names().size());
   for (std::size_t i = 0; i < results.size(); ++i) EXPECT_EQ(results[i].name, check_names()[i]);
   for (const char* name :
-       {"kernel", "btf", "bpf_tracepoint", "tp_btf", "kprobes", "pmu", "damon_vaddr", "damon_paddr",
-        "idle_page", "soft_dirty", "cgroup_v2_cpuset", "cgroup_v1_cpuset", "numa_balancing",
-        "demotion", "weighted_interleave", "systemd", "numa_nodes", "memory_tiering"}) {
+       {"kernel",         "btf",        "bpf_tracepoint",      "tp_btf",
+        "kprobes",        "pmu",        "damon_vaddr",         "damon_paddr",
+        "idle_page",      "soft_dirty", "cgroup_v2_cpuset",    "cgroup_v1_cpuset",
+        "numa_balancing", "demotion",   "weighted_interleave", "weighted_interleave_auto",
+        "systemd",        "numa_nodes", "memory_tiering",      "damon_node_goals",
+        "pagemap_scan"}) {
     EXPECT_NE(find(results, name), nullptr) << name;
   }
 }
@@ -374,6 +377,51 @@ TEST(Doctor, WeightedInterleaveListsNodesAndOddEntries) {
 
   Tree none;
   EXPECT_EQ(check(none, "weighted_interleave").status, Status::missing);
+}
+
+TEST(Doctor, WeightedInterleaveAutoUnderEitherName) {
+  const std::string dir = "/sys/kernel/mm/mempolicy/weighted_interleave";
+  Tree upstream;
+  upstream.file(dir + "/node0", "1\n").file(dir + "/auto", "true\n");
+  auto r = check(upstream, "weighted_interleave_auto");
+  EXPECT_EQ(r.status, Status::ok);
+  EXPECT_EQ(r.detail,
+            dir + "/auto = true (true: the kernel derives the weights from HMAT bandwidth)");
+  Tree odd;
+  odd.file(dir + "/__auto_type", "false\n");
+  EXPECT_EQ(check(odd, "weighted_interleave_auto").status, Status::ok);
+  Tree old;  // 6.9-6.15: node weights only
+  old.file(dir + "/node0", "1\n");
+  EXPECT_EQ(check(old, "weighted_interleave_auto").status, Status::missing);
+}
+
+// ---- features of newer kernels, by the functions they bring ----
+
+TEST(Doctor, NewerKernelFeaturesFollowKallsyms) {
+  Tree newest;  // 7.3's /proc/kallsyms, the lines that matter
+  newest.file("/proc/kallsyms",
+              "0000000000000000 t damos_get_node_memcg_used_bp\n"
+              "0000000000000000 t damos_get_node_mem_bp\n"
+              "0000000000000000 t do_pagemap_scan\n");
+  EXPECT_EQ(check(newest, "damon_node_goals").status, Status::ok);
+  EXPECT_EQ(check(newest, "pagemap_scan").status, Status::ok);
+
+  Tree lts;  // 6.12: PAGEMAP_SCAN (6.7), no node quota goals (6.16)
+  lts.file("/proc/kallsyms",
+           "0000000000000000 t pagemap_scan_output\n"
+           "0000000000000000 t do_pagemap_scan\n"
+           "0000000000000000 t damos_get_node_mem_bp_x\n");  // a longer name is not it
+  auto goals = check(lts, "damon_node_goals");
+  EXPECT_EQ(goals.status, Status::missing);
+  EXPECT_EQ(goals.detail,
+            "/proc/kallsyms has no damos_get_node_mem_bp (no DAMOS quota goals "
+            "node_mem_used_bp/node_mem_free_bp)");
+  EXPECT_FALSE(goals.impact.empty());
+  EXPECT_EQ(check(lts, "pagemap_scan").status, Status::ok);
+
+  Tree gathered;  // a tree without /proc/kallsyms cannot tell
+  EXPECT_EQ(check(gathered, "damon_node_goals").status, Status::error);
+  EXPECT_EQ(check(gathered, "pagemap_scan").status, Status::error);
 }
 
 // ---- systemd ----

@@ -50,12 +50,9 @@ DamonFacts gather(const SysRoot& root) {
 
 // Each operations set is a separate object (mm/damon/vaddr.c, paddr.c) whose
 // functions are named damon_va_* / damon_pa_*; kallsyms lists them whenever
-// the set is built in, without needing root (addresses are hidden, names not).
+// the set is built in.
 std::optional<bool> kallsyms_has(const SysRoot& root, std::string_view ops) {
-  auto symbols = root.read("/proc/kallsyms");
-  if (!symbols || symbols->empty()) return std::nullopt;
-  std::string prefix = ops == "vaddr" ? " damon_va_" : " damon_pa_";
-  return symbols->find(prefix) != std::string::npos;
+  return kallsyms_lists(root, ops == "vaddr" ? "damon_va_" : "damon_pa_");
 }
 
 bool lists(const std::string& avail, std::string_view ops) {

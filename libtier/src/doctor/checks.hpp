@@ -3,6 +3,7 @@
 // installed; tests go through tier/doctor/doctor.hpp.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -35,6 +36,14 @@ CheckResult check_weighted_interleave(const Context& ctx);
 CheckResult check_systemd(const Context& ctx);
 CheckResult check_numa_nodes(const Context& ctx);
 CheckResult check_memory_tiering(const Context& ctx);
+CheckResult check_damon_node_goals(const Context& ctx);
+CheckResult check_weighted_interleave_auto(const Context& ctx);
+CheckResult check_pagemap_scan(const Context& ctx);
+
+/// Whether /proc/kallsyms lists a symbol starting with `prefix` (names are
+/// listed without root, only addresses are hidden); nullopt when the file
+/// is absent or empty.
+std::optional<bool> kallsyms_lists(const SysRoot& root, std::string_view prefix);
 
 /// Detail used by every live-only check when no prober is given.
 inline constexpr std::string_view kNotProbed =

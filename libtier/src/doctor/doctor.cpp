@@ -26,9 +26,12 @@ const std::vector<std::pair<std::string_view, CheckFn>>& table() {
       {"numa_balancing", check_numa_balancing},
       {"demotion", check_demotion},
       {"weighted_interleave", check_weighted_interleave},
+      {"weighted_interleave_auto", check_weighted_interleave_auto},
       {"systemd", check_systemd},
       {"numa_nodes", check_numa_nodes},
       {"memory_tiering", check_memory_tiering},
+      {"damon_node_goals", check_damon_node_goals},
+      {"pagemap_scan", check_pagemap_scan},
   };
   return checks;
 }

@@ -9,7 +9,8 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import vmcheck  # noqa: E402
 
-REQUIRED = ["btf", "kprobes", "damon_vaddr", "soft_dirty", "numa_balancing"]
+REQUIRED = ["btf", "kprobes", "damon_vaddr", "soft_dirty", "numa_balancing", "pagemap_scan",
+            "damon_node_goals", "weighted_interleave_auto"]
 STATUSES = ["ok", "missing", "error"]
 HEAT_ORDER = ["pmu", "bpf-fault", "damon", "soft-dirty", "idle-page", "perf-fault"]
 
