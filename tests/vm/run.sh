@@ -186,11 +186,16 @@ step_rc() {
   awk -F'\t' -v n="$2" '$1 == n { print $2 }' "$1/steps.tsv"
 }
 
-# boot_summary RUNDIR: "boot-to-poweroff 22.5 s, QEMU peak RSS 548 MB".
+# boot_summary RUNDIR: "boot-to-poweroff 22.5 s, QEMU peak RSS 548 MB", and
+# how often the guest kernel reported an RCU stall (a vCPU that stopped
+# answering: see modes/model.sh), if it did.
 boot_summary() {
+  local stalls
   awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
        END { printf "boot-to-poweroff %s s, QEMU peak RSS %d MB, exit %s",
              v["wall_s"], v["maxrss_kb"] / 1024, v["rc"] }' "$1/measure" 2>/dev/null
+  stalls=$(grep -c 'rcu: INFO: .* detected stalls' "$1/console.log" 2>/dev/null || true)
+  [[ ${stalls:-0} == 0 ]] || printf ', %s RCU stall reports in console.log' "$stalls"
 }
 
 # check_boot MODE RUNDIR: the guest booted, ran its setup and finished.

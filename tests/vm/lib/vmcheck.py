@@ -291,3 +291,19 @@ def configured_hmat(topology):
             "write_bandwidth_mbps": qemu_bandwidth_to_sysfs(e["bandwidth"]),
         }
     return out
+
+
+def hotset_summary(check, name):
+    """hotset's summary: the last of the JSON lines it printed to NAME.json
+    (a finding if there is none)."""
+    lines = [line for line in check.file(name + ".json").splitlines() if line.strip()]
+    try:
+        return json.loads(lines[-1])
+    except (IndexError, ValueError) as e:
+        check.fail("%s.json: no JSON summary line (%s): %s" % (name, e, lines[-1:]))
+        return None
+
+
+def ratio(a, b):
+    """a / b, None unless both are non-zero numbers."""
+    return a / b if a and b else None
