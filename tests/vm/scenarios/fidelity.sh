@@ -19,12 +19,8 @@ if ! tierctl bench --help 2>&1 | grep -q -- '--size'; then
   exit 127
 fi
 . /etc/vmtest.env
-. /vm/heat.sh
 . /vm/model.sh
-trap heat_cleanup EXIT
-# No NUMA hint faults in the measurements: the kernel's scanner would fault
-# on the measured buffers now and then (restored at exit).
-knob_set /proc/sys/kernel/numa_balancing 0
+model_quiet
 set -e
 tierctl bench --size 8M --repeat 3 --threads 1 --json >bench.json
 hotset_run hot0 --node 2 --hot-nodes 0 --cpus 0

@@ -14,10 +14,8 @@
 #                 stalls cost only that vCPU
 # NUMA balancing is off meanwhile (knobs.saved/knobs.restored).
 . /etc/vmtest.env
-. /vm/heat.sh
 . /vm/model.sh
-trap heat_cleanup EXIT
-knob_set /proc/sys/kernel/numa_balancing 0
+model_quiet
 set -e
 # Node 0 loaded from the other socket too: two streams of stores (dd from
 # /dev/zero into a buffer on node 0, on CPUs 2 and 3) for the whole sweep.
