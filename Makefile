@@ -27,6 +27,7 @@ help:
 	@echo "make format-check  fail if any source file is not clang-formatted"
 	@echo "make tidy          clang-tidy with the committed .clang-tidy (slow; not in make test)"
 	@echo "make bench-placement  head-to-head of placement contenders in the emulated machine (not in make test)"
+	@echo "make bench-model   the latency model under load and what it costs (not in make test)"
 
 deps:
 	@scripts/install-deps.sh
@@ -110,6 +111,15 @@ BENCH_ARGS ?=
 .PHONY: bench-placement
 bench-placement: build
 	scripts/bench-placement.sh --build-dir $(abspath $(BUILD)) $(BENCH_ARGS)
+
+# The emulated machine's latency model as a benchmark (docs/benchmarks.md "The
+# latency model"): its loaded-latency curve and per-vCPU stalls
+# (fidelity_load), and what it costs (model_cost with and without the plugin).
+.PHONY: bench-model
+bench-model: build
+	$(VMTEST) --mode model --scenario fidelity_load
+	$(VMTEST) --mode model --scenario model_cost
+	$(VMTEST) --mode model --scenario model_cost --no-plugin
 
 # libFuzzer targets (fuzz/, clang, own build dir); not part of `make test`.
 #   make fuzz                     60 s per target
