@@ -113,10 +113,13 @@ bench-placement: build
 	scripts/bench-placement.sh --build-dir $(abspath $(BUILD)) $(BENCH_ARGS)
 
 # The emulated machine's latency model as a benchmark (docs/benchmarks.md "The
-# latency model"): its loaded-latency curve and per-vCPU stalls
-# (fidelity_load), and what it costs (model_cost with and without the plugin).
+# latency model"): HMAT's ratios with the model and flat ones without
+# (fidelity), its loaded-latency curve and per-vCPU stalls (fidelity_load),
+# and what it costs (model_cost with and without the plugin).
 .PHONY: bench-model
 bench-model: build
+	$(VMTEST) --mode model --scenario fidelity
+	$(VMTEST) --mode numa --scenario fidelity
 	$(VMTEST) --mode model --scenario fidelity_load
 	$(VMTEST) --mode model --scenario model_cost
 	$(VMTEST) --mode model --scenario model_cost --no-plugin

@@ -38,7 +38,10 @@ REPO=$(cd "$VM_DIR/../.." && pwd)
 # shellcheck source=lib/rootfs.sh
 . "$VM_DIR/lib/rootfs.sh"
 
-ALL_MODES=(numa numa61 pmem cxl systemd model newest)
+# model (the latency model) is left out of `all` for now: its fidelity scenario
+# is a benchmark (make bench-model) and one boot in ~12 lost a vCPU in idle
+# before nohz=off (modes/model.sh); --mode model boots it.
+ALL_MODES=(numa numa61 pmem cxl systemd newest)
 SCENARIO_TIMEOUT=120  # default per scenario, inside the guest
 SETUP_TIMEOUT=120     # the mode's setup inside the guest
 BOOT_ALLOWANCE=90     # boot + facts + poweroff, on top of the above
