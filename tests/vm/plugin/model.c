@@ -1,6 +1,8 @@
 /* The memory model of the latency plugin: see model.h. */
 #include "model.h"
 
+#include "tier/values/value_scan.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -156,23 +158,10 @@ void tm_options_default(struct tm_options* o) {
   o->scale = 4;
 }
 
-/* "1M", "512K", "4096": binary suffixes. */
+/* tier's value grammar (libtier/src/values/value_scan.c, as tierctl and the
+ * preload library read sizes): "1M", "512K", "4096". */
 static bool parse_size(const char* s, uint64_t* out) {
-  char* end;
-  if (!*s || *s == '-') return false;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || end == s) return false;
-  unsigned shift = 0;
-  if (*end == 'K' || *end == 'k')
-    shift = 10, ++end;
-  else if (*end == 'M' || *end == 'm')
-    shift = 20, ++end;
-  else if (*end == 'G' || *end == 'g')
-    shift = 30, ++end;
-  if (*end || v > (UINT64_MAX >> shift)) return false;
-  *out = (uint64_t)v << shift;
-  return true;
+  return tier_scan_size(s, s + strlen(s), out) == 0;
 }
 
 static bool parse_double(const char* s, double lo, double hi, double* out) {
@@ -196,7 +185,7 @@ int tm_options_parse(struct tm_options* o, const char* arg, char* err, size_t er
       return fail(err, errlen, "option 'cache=%s': expected a size from 4K to 1G (e.g. 1M)", v);
   } else if (KEY("ways")) {
     uint64_t w;
-    if (!parse_u64(v, &w) || w < 1 || w > 64)
+    if (tier_scan_u64(v, v + strlen(v), &w) != 0 || w < 1 || w > 64)
       return fail(err, errlen, "option 'ways=%s': expected an associativity from 1 to 64", v);
     o->ways = (unsigned)w;
   } else if (KEY("streams")) {
@@ -296,7 +285,6 @@ static double service_ns(const struct tm_model* m, int cpu_node, int node) {
 }
 
 double tm_queue_wait(const struct tm_model* m, int cpu_node, int node, double rho) {
-  (void)node;
   if (rho > 0.95) rho = 0.95;
   if (rho <= 0) return 0;
   return service_ns(m, cpu_node, node) * rho / (2 * (1 - rho));
@@ -353,8 +341,6 @@ bool tm_start_charging(struct tm_model* m, int ref) {
     tlines[count++] = m->tline[n];
   }
   double t0 = median(t0s, count), tline = median(tlines, count);
-  m->t0_base = t0;
-  m->tline_base = tline;
   m->t0_ref = m->options.scale * t0 * m->latency_min / m->layout.latency_ns[ref][ref];
   m->tline_ref = m->options.scale * tline * m->layout.bandwidth[ref][ref] / m->bandwidth_max;
   m->charging = true;

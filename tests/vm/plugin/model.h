@@ -145,7 +145,6 @@ struct tm_model {
   double node_bandwidth[TM_MAX_NODES]; /* best bandwidth any initiator has to the node */
   /* Calibration, host ns: TCG's own cost per node, and of the fastest pair. */
   double t0[TM_MAX_NODES], tline[TM_MAX_NODES];
-  double t0_base, tline_base; /* the median base measured */
   double t0_ref, tline_ref;
   bool charging; /* off until calibrated */
   struct tm_node_queue queue[TM_MAX_NODES];

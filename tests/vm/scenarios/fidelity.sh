@@ -23,7 +23,6 @@ if ! tierctl bench --help 2>&1 | grep -q -- '--size'; then
   echo "tierctl has no bench: not built yet" >&2
   exit 127
 fi
-. /etc/vmtest.env
 . /vm/model.sh
 model_quiet
 set -e

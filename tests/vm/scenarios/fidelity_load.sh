@@ -13,7 +13,6 @@
 #   beside.json   CPU 0 writing at random over node 3 (hog.json): a vCPU's
 #                 stalls cost only that vCPU
 # NUMA balancing is off meanwhile (knobs.saved/knobs.restored).
-. /etc/vmtest.env
 . /vm/model.sh
 model_quiet
 set -e

@@ -18,5 +18,5 @@ for node in (0, 2):
         continue
     c.eq("hotset on node %d verified" % node, run.get("verified"), True)
     c.note("hotset on node %d: %d accesses/s" % (node, run.get("accesses_per_s", 0)))
-c.note("guest uptime at the end: %s" % c.file("stdout").split()[0:1])
+c.note("guest uptime at the end: %s s" % (c.file("stdout").split() or ["?"])[0])
 c.finish()
