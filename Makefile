@@ -104,9 +104,11 @@ tidy: build
 clean:
 	rm -rf $(BUILD)
 
-# The head-to-head of placement contenders, one fresh QEMU boot per contender x
-# workload (~75 s each, 15 runs); writes its table into docs/benchmarks.md.
-#   make bench-placement BENCH_ARGS="--contenders none,kernel --workloads a"
+# The head-to-head of placement contenders under the latency model on the
+# newest kernel: fresh QEMU boots, 3 per contender x workload (7 x 3 x 3 = 63
+# boots, see docs/benchmarks.md for the time); writes its table into
+# docs/benchmarks.md. The flat machine's shares: BENCH_ARGS="--mode numa".
+#   make bench-placement BENCH_ARGS="--contenders all-fast,kernel --workloads a --boots 2"
 BENCH_ARGS ?=
 .PHONY: bench-placement
 bench-placement: build

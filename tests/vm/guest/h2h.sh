@@ -5,11 +5,18 @@
 #
 # Contenders (h2h_contender_start NAME):
 #   none            numa_balancing=0, demotion_enabled=false
+#   all-fast        as none, but the scenario puts the workload's memory on
+#                   node 0 with room (h2h_home_node, no h2h_ballast): the
+#                   physical limit the others are measured against
 #   kernel          numa_balancing=2 (memory tiering), demotion_enabled=true,
 #                   the kernel's default promote rate limit and scanner
 #   damon           numa_balancing=0, demotion_enabled=false, two paddr
 #                   kdamonds: migrate_hot on nodes 2-3 to node 0 (young pages
 #                   only), migrate_cold on node 0 to node 2 (non-young only)
+#   damon-autotune  as damon, but set up as the kernel's samples/damon/mtier.c:
+#                   auto-tuned intervals, 200 MiB/s quotas tuned by the goals
+#                   node_mem_used_bp 99.7 % (promotion) and node_mem_free_bp
+#                   0.5 % (demotion) on node 0 (6.16+; the newest kernel)
 #   tierd-balanced  tierd, policy balanced, kernel_tiering = "own"
 #   tierd-tpp       tierd, policy tpp, kernel_tiering = "own"
 # Every knob is saved and restored (heat.sh's knob_set); tierd starts from the
@@ -57,41 +64,55 @@ h2h_node_range() {
     awk -v bs="$bs" 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.0f %.0f\n", lo * bs, (hi + 1) * bs }'
 }
 
-# h2h_damon_kdamond K ACTION TARGET_NID YOUNG_MATCHING NR_MIN NR_MAX AGE_MIN NODE...:
-# kdamond K monitors the physical ranges of NODE... with one scheme ACTION
-# (migrate_hot/migrate_cold) to TARGET_NID. Every access_pattern bound is
-# set (they start at 0). A young filter with matching Y filters young pages
-# out (migrate_cold), N filters the others out (migrate_hot): without them
-# the two schemes ping-pong (environment guide).
-h2h_damon_kdamond() {
-  k=$1 action=$2 nid=$3 young=$4 nrmin=$5 nrmax=$6 agemin=$7; shift 7
-  ctx="$DAMON/$k"/contexts/0
+# h2h_damon_context K NODE...: kdamond K gets one paddr context over the
+# physical ranges of NODE... (one region each) and one scheme (unset yet).
+# Sets SC (the scheme's folder) and CTX.
+h2h_damon_context() {
+  k=$1; shift
+  CTX="$DAMON/$k"/contexts/0
   echo 1 >"$DAMON/$k"/contexts/nr_contexts
-  echo paddr >"$ctx"/operations
-  echo 1 >"$ctx"/targets/nr_targets
-  echo $# >"$ctx"/targets/0/regions/nr_regions
+  echo paddr >"$CTX"/operations
+  echo 1 >"$CTX"/targets/nr_targets
+  echo $# >"$CTX"/targets/0/regions/nr_regions
   i=0
   for n in "$@"; do
     r=$(h2h_node_range "$n")
-    echo "${r#* }" >"$ctx/targets/0/regions/$i/end"
-    echo "${r% *}" >"$ctx/targets/0/regions/$i/start"
+    echo "${r#* }" >"$CTX/targets/0/regions/$i/end"
+    echo "${r% *}" >"$CTX/targets/0/regions/$i/start"
     h2h_log "damon_region kdamond$k node$n $r"
     i=$((i + 1))
   done
-  echo 1 >"$ctx"/schemes/nr_schemes
-  sc=$ctx/schemes/0
-  echo "$action" >"$sc"/action
-  echo "$nid" >"$sc"/target_nid
-  ap=$sc/access_pattern
+  echo 1 >"$CTX"/schemes/nr_schemes
+  SC=$CTX/schemes/0
+}
+
+# h2h_damon_scheme ACTION TARGET_NID NR_MIN NR_MAX AGE_MIN: the scheme SC
+# migrates regions of that access pattern to TARGET_NID. Every access_pattern
+# bound is set (they start at 0).
+h2h_damon_scheme() {
+  echo "$1" >"$SC"/action
+  echo "$2" >"$SC"/target_nid
+  ap=$SC/access_pattern
   echo 4096 >"$ap"/sz/min
   echo 18446744073709551615 >"$ap"/sz/max
-  echo "$nrmin" >"$ap"/nr_accesses/min
-  echo "$nrmax" >"$ap"/nr_accesses/max
-  echo "$agemin" >"$ap"/age/min
+  echo "$3" >"$ap"/nr_accesses/min
+  echo "$4" >"$ap"/nr_accesses/max
+  echo "$5" >"$ap"/age/min
   echo 4294967295 >"$ap"/age/max
-  echo 1 >"$sc"/filters/nr_filters
-  echo young >"$sc"/filters/0/type
-  echo "$young" >"$sc"/filters/0/matching
+}
+
+# h2h_damon_kdamond K ACTION TARGET_NID YOUNG_MATCHING NR_MIN NR_MAX AGE_MIN NODE...:
+# kdamond K monitors the physical ranges of NODE... with one scheme ACTION
+# (migrate_hot/migrate_cold) to TARGET_NID. A young filter with matching Y
+# filters young pages out (migrate_cold), N filters the others out
+# (migrate_hot): without them the two schemes ping-pong (environment guide).
+h2h_damon_kdamond() {
+  k=$1 action=$2 nid=$3 young=$4 nrmin=$5 nrmax=$6 agemin=$7; shift 7
+  h2h_damon_context "$k" "$@"
+  h2h_damon_scheme "$action" "$nid" "$nrmin" "$nrmax" "$agemin"
+  echo 1 >"$SC"/filters/nr_filters
+  echo young >"$SC"/filters/0/type
+  echo "$young" >"$SC"/filters/0/matching
   echo on >"$DAMON/$k"/state
 }
 
@@ -99,9 +120,89 @@ h2h_damon_kdamond() {
 # 100 ms aggregation: nr_accesses 0-20). Hot: accessed in at least one sample
 # of an aggregation, any age. Cold: not accessed for 5 s (50 aggregations).
 h2h_damon_start() {
+  h2h_damon_stat_off
   knob_set "$DAMON"/nr_kdamonds 2
   h2h_damon_kdamond 0 migrate_hot 0 N 1 4294967295 0 2 3
   h2h_damon_kdamond 1 migrate_cold 2 Y 0 0 50 0
+}
+
+# h2h_damon_autotune_kdamond K ACTION TARGET_NID PROMOTE NODE...: one of the
+# two contexts of the kernel's samples/damon/mtier.c, through sysfs:
+# 5 ms / 100 ms intervals auto-tuned for a 4 % observed-access ratio over 3
+# aggregations (sampling kept in 5 ms..10 s), 10..1000 regions, the scheme
+# applied every second with a 200 MiB/s quota prioritised by access
+# frequency and age (size weight 0), and a quota goal on node 0 that tunes
+# the quota: promotion (PROMOTE=1) aims at 99.7 % of node 0 used
+# (node_mem_used_bp 9970), demotion at 0.5 % of it free (node_mem_free_bp
+# 50). The young filter allows only young pages to promotion and rejects
+# them from demotion. A kernel without these files or metrics (before 6.16)
+# fails here, naming the file.
+h2h_damon_autotune_kdamond() {
+  k=$1 action=$2 nid=$3 promote=$4; shift 4
+  h2h_damon_context "$k" "$@"
+  ia=$CTX/monitoring_attrs
+  h2h_damon_write "$ia"/intervals/sample_us 5000 &&
+    h2h_damon_write "$ia"/intervals/aggr_us 100000 &&
+    h2h_damon_write "$ia"/intervals/update_us 60000000 &&
+    h2h_damon_write "$ia"/intervals/intervals_goal/min_sample_us 5000 &&
+    h2h_damon_write "$ia"/intervals/intervals_goal/max_sample_us 10000000 &&
+    h2h_damon_write "$ia"/intervals/intervals_goal/access_bp 400 &&
+    h2h_damon_write "$ia"/intervals/intervals_goal/aggrs 3 &&
+    h2h_damon_write "$ia"/nr_regions/min 10 &&
+    h2h_damon_write "$ia"/nr_regions/max 1000 || return 1
+  if [ "$promote" = 1 ]; then
+    h2h_damon_scheme "$action" "$nid" 1 4294967295 0
+    metric=node_mem_used_bp goal=9970
+  else
+    h2h_damon_scheme "$action" "$nid" 0 0 0
+    metric=node_mem_free_bp goal=50
+  fi
+  q=$SC/quotas
+  h2h_damon_write "$SC"/apply_interval_us 1000000 &&
+    h2h_damon_write "$q"/ms 0 &&
+    h2h_damon_write "$q"/bytes $((200 * 1024 * 1024)) &&
+    h2h_damon_write "$q"/reset_interval_ms 1000 &&
+    h2h_damon_write "$q"/weights/sz_permil 0 &&
+    h2h_damon_write "$q"/weights/nr_accesses_permil 100 &&
+    h2h_damon_write "$q"/weights/age_permil 100 &&
+    h2h_damon_write "$q"/goals/nr_goals 1 &&
+    h2h_damon_write "$q"/goals/0/target_metric $metric &&
+    h2h_damon_write "$q"/goals/0/target_value $goal &&
+    h2h_damon_write "$q"/goals/0/nid 0 &&
+    h2h_damon_write "$SC"/filters/nr_filters 1 &&
+    h2h_damon_write "$SC"/filters/0/type young &&
+    h2h_damon_write "$SC"/filters/0/matching Y || return 1
+  if [ "$promote" = 1 ]; then allow=Y; else allow=N; fi
+  h2h_damon_write "$SC"/filters/0/allow $allow &&
+    h2h_damon_write "$DAMON/$k"/state on
+}
+
+# h2h_damon_write FILE VALUE: VALUE into a DAMON sysfs file, or a message
+# naming the file (a kernel without it cannot run the contender).
+h2h_damon_write() {
+  [ -e "$1" ] || { echo "damon-autotune: $1 does not exist (DAMOS quota goals on node memory need 6.16+)" >&2; return 1; }
+  echo "$2" >"$1" 2>/dev/null || { echo "damon-autotune: cannot write '$2' to $1" >&2; return 1; }
+}
+
+# h2h_damon_stat_off: the kernel's own DAMON_STAT monitor (6.17+, on by
+# default in Debian's 7.3: /sys/module/damon_stat) runs its kdamond as an
+# exclusive DAMON context, and then no sysfs kdamond may start (EBUSY on
+# "on"). The DAMON contenders switch it off for the run (restored at exit).
+h2h_damon_stat_off() {
+  ds=/sys/module/damon_stat/parameters/enabled
+  [ "$(cat $ds 2>/dev/null)" = Y ] || return 0
+  knob_set $ds N
+  h2h_log "damon_stat_off yes"
+}
+
+# h2h_damon_autotune_start: the damon-autotune contender (mtier.c's two
+# contexts with this machine's nodes: hot pages of the slow nodes 2-3 to
+# node 0, cold pages of node 0 to node 2).
+h2h_damon_autotune_start() {
+  h2h_damon_stat_off
+  knob_set "$DAMON"/nr_kdamonds 2
+  h2h_damon_autotune_kdamond 0 migrate_hot 0 1 2 3 &&
+    h2h_damon_autotune_kdamond 1 migrate_cold 2 0 0
 }
 
 # h2h_damon_stats FILE: both schemes' stats, "kdamondK NAME VALUE" lines.
@@ -109,9 +210,17 @@ h2h_damon_stats() {
   for k in 0 1; do
     [ "$(cat "$DAMON/$k"/state 2>/dev/null)" = on ] || continue
     echo update_schemes_stats >"$DAMON/$k"/state
-    for f in "$DAMON/$k"/contexts/0/schemes/0/stats/*; do
+    sc=$DAMON/$k/contexts/0/schemes/0
+    for f in "$sc"/stats/*; do
       echo "kdamond$k ${f##*/} $(cat "$f")"
     done
+    # damon-autotune: the quota its goal tuned it to (update_schemes_effective_quotas
+    # refreshes effective_bytes) and the goal's current_value file.
+    if [ "$(cat "$sc"/quotas/goals/nr_goals 2>/dev/null || echo 0)" -gt 0 ]; then
+      echo update_schemes_effective_quotas >"$DAMON/$k"/state 2>/dev/null
+      echo "kdamond$k effective_bytes $(cat "$sc"/quotas/effective_bytes)"
+      echo "kdamond$k goal_current_value $(cat "$sc"/quotas/goals/0/current_value)"
+    fi
   done >"$1"
 }
 
@@ -184,13 +293,14 @@ h2h_contender_start() {
     kernel)
       knob_set $NBAL 2
       knob_set $DEMOTE true ;;
-    none | damon | tierd-*)
+    none | all-fast | damon | damon-autotune | tierd-*)
       knob_set $NBAL 0
       knob_set $DEMOTE false ;;
     *) echo "unknown contender '$1'" >&2; return 1 ;;
   esac
   case $1 in
     damon) h2h_damon_start ;;
+    damon-autotune) h2h_damon_autotune_start ;;
     tierd-*) h2h_tierd_start "${1#tierd-}" ;;
   esac
 }
@@ -199,7 +309,7 @@ h2h_contender_start() {
 # off and the knobs are back to the "none" values (restored at exit).
 h2h_contender_stop() {
   case $1 in
-    damon) h2h_damon_stats "$R.damon.txt"; h2h_damon_stop ;;
+    damon | damon-autotune) h2h_damon_stats "$R.damon.txt"; h2h_damon_stop ;;
     tierd-*)
       tierctl --socket $H2H_SOCK status --json >"$R.tierd.status.json" 2>>"$R.tierd.err"
       tierctl --socket $H2H_SOCK workloads --json >"$R.tierd.workloads.json" 2>>"$R.tierd.err"
@@ -238,10 +348,22 @@ h2h_hotset() {
 # the hot set but not the whole workload, as the issue's workloads A and B
 # ask: the 4-node machine's 1 GiB node 0 alone would hold all 768 MiB.
 h2h_ballast() {
+  if [ "${H2H_CONTENDER:-none}" = all-fast ]; then
+    h2h_log "ballast_node0_mib 0 (all-fast: node 0 with room)"
+    return 0
+  fi
   hp=/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages
   knob_set $hp $(($1 / 2))
   h2h_log "ballast_node0_mib $(($(cat $hp) * 2))"
   h2h_log "node0_free_kb_after_ballast $(awk '/MemFree/ { print $4 }' /sys/devices/system/node/node0/meminfo)"
+}
+
+# h2h_home_node NODE [ALL_FAST_NODE]: where a workload's memory is first
+# touched: NODE, or under the all-fast contender (H2H_CONTENDER)
+# ALL_FAST_NODE (default node 0; workload C's offline job goes out of the
+# online one's way).
+h2h_home_node() {
+  if [ "${H2H_CONTENDER:-none}" = all-fast ]; then echo "${2:-0}"; else echo "$1"; fi
 }
 
 # h2h_go: release every waiting hotset at once (their t_s = 0).

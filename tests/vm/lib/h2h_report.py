@@ -1,101 +1,164 @@
 #!/usr/bin/python3
-"""The head-to-head's table (scripts/bench-placement.sh): reads every run
-folder RESULTS/W-CONTENDER/ (the scenario's out folder in out/, meta.json
-with the run's date, commit and status), prints a Markdown table, and with
---docs FILE replaces what lies between the markers
-  <!-- bench-placement:begin --> ... <!-- bench-placement:end -->
-in FILE with the command, the dates and that table.
+"""The head-to-head's table (scripts/bench-placement.sh): reads every boot
+folder RESULTS/W-CONTENDER/boot-K/ (the scenario's out folder in out/,
+meta.json with the run's date, commit and status; a cell folder with out/
+directly is one boot of the older layout), prints a Markdown table, and with
+--docs FILE replaces what lies between the mode's markers
+  <!-- bench-placement[-MODE]:begin --> ... <!-- bench-placement[-MODE]:end -->
+in FILE with the command, the dates and that table (numa: no suffix).
 
-usage: h2h_report.py RESULTS [--docs FILE --command TEXT]
+Per workload and contender, over the boots that passed: the workload's own
+throughput (hotset's accesses/s over its run) relative to the median of the
+workload's all-fast boots, as median and min-max; the median accesses/s;
+the share of accesses served by the fast node over the oracle's at 10, 30,
+60 s and the mean share (medians); bytes migrated (pgmigrate_success) and
+the workload's ping-pong pages (medians). Workload C's row is the online
+job; its notes give the offline job's throughput the same way.
+
+usage: h2h_report.py RESULTS [--mode model|numa] [--docs FILE --command TEXT]
 """
 import argparse
 import json
 import os
+import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import h2hcheck  # noqa: E402
 
 WORKLOADS = {"a": ["a"], "b": ["b"], "c": ["c_online", "c_offline"]}
-CONTENDERS = ["none", "kernel", "damon", "tierd-balanced", "tierd-tpp"]
-BEGIN, END = "<!-- bench-placement:begin -->", "<!-- bench-placement:end -->"
+CONTENDERS = ["all-fast", "none", "kernel", "damon", "damon-autotune", "tierd-balanced",
+              "tierd-tpp"]
+REFERENCE = "all-fast"
 
 
-def rel(s, mark):
-    m = s["marks"].get(str(mark))
-    if not m:
+def markers(mode):
+    name = "bench-placement" if mode == "numa" else "bench-placement-" + mode
+    return "<!-- %s:begin -->" % name, "<!-- %s:end -->" % name
+
+
+def read_meta(folder):
+    try:
+        with open(os.path.join(folder, "meta.json"), encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+def boots(cell, workload):
+    """[(meta, [summary per prefix])] of every boot kept in a cell folder."""
+    if os.path.isdir(os.path.join(cell, "out")):
+        folders = [cell]
+    else:
+        folders = sorted((os.path.join(cell, d) for d in os.listdir(cell) if d.startswith("boot-")),
+                         key=lambda d: int(d.rsplit("-", 1)[1]) if d.rsplit("-", 1)[1].isdigit()
+                         else 0)
+    out = []
+    for d in folders:
+        runs = [h2hcheck.summary(os.path.join(d, "out"), p) for p in WORKLOADS[workload]]
+        out.append((read_meta(d), runs))
+    return out
+
+
+def passed(boot):
+    meta, runs = boot
+    return meta.get("status") == "PASS" and all(r["rc"] == 0 and r["verified"] for r in runs)
+
+
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def spread(values, fmt):
+    """'median (min-max)' of the values, '-' without any."""
+    values = [v for v in values if v is not None]
+    if not values:
         return "-"
-    if m.get("relative") is None:  # no fast capacity left at all: oracle 0
-        return "- (%.2f/%.2f)" % (m["share"], m["oracle"])
-    return "%.2f (%.2f/%.2f)" % (m["relative"], m["share"], m["oracle"])
+    m = fmt % statistics.median(values)
+    if len(values) == 1:
+        return m
+    return "%s (%s-%s)" % (m, fmt % min(values), fmt % max(values))
 
 
-def mib(v):
-    return "-" if v is None else "%.0f" % (v / 2**20)
+def mark_relative(run, mark):
+    m = run["marks"].get(str(mark))
+    return m.get("relative") if m else None
 
 
-def row(workload, contender, meta, runs):
-    main = runs[0]
-    status = meta.get("status", "?")
+def row(workload, contender, kept, reference):
+    ok = [b for b in kept if passed(b)]
     notes = []
-    if status != "PASS":
-        notes.append("scenario %s" % status)
-    if main["rc"] not in (0, None):
-        notes.append("hotset exit %s" % main["rc"])
-    if workload == "c" and len(runs) == 2:
-        on, off = runs
-        notes.append("offline share at end %s" % (
-            "-" if off["end_share"] is None else "%.2f" % off["end_share"]))
-        a, b = on["first_demoted_mono_s"], off["first_demoted_mono_s"]
-        if a is None and b is None:
-            first = "neither lost a fast page"
-        elif a is not None and b is not None and abs(a - b) < 1.0:
-            first = "both first lost fast pages in the same census (t=%.0f s)" % (
-                on["first_demoted_t_s"])
-        elif b is not None and (a is None or b < a):
-            first = "offline demoted first (t=%.0f s)" % off["first_demoted_t_s"]
-        else:
-            first = "online demoted first (t=%.0f s)" % on["first_demoted_t_s"]
-        notes.append(first)
-        notes.append("pages demoted by the end: online %s, offline %s" % (
-            on["end_demoted"], off["end_demoted"]))
-    moved = main["vmstat"].get("pgmigrate_success") if main["vmstat"] else None
-    return "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-        workload.upper() + (" (online)" if workload == "c" else ""), contender,
-        rel(main, 10), rel(main, 30), rel(main, 60),
-        "-" if main["mean_share"] is None else "%.2f" % main["mean_share"],
-        mib(main["moved_bytes"]), "-" if moved is None else moved,
-        "-" if main["end_moved_pages"] is None else main["end_moved_pages"],
-        "-" if main["end_pingpong_pages"] is None else main["end_pingpong_pages"],
-        "; ".join(notes) or "")
+    if len(ok) < len(kept):
+        notes.append("%d boot(s) failed" % (len(kept) - len(ok)))
+    main = [runs[0] for _, runs in ok]
+    thr = [r["accesses_per_s"] for r in main]
+    ref = reference.get(workload, [None])[0]
+    rel = [t / ref if ref and t else None for t in thr]
+    if workload == "c":
+        offline = [runs[1]["accesses_per_s"] for _, runs in ok if len(runs) == 2]
+        oref = reference.get(workload, [None, None])[1]
+        if oref:
+            notes.append("offline throughput %s of its all-fast" % spread(
+                [t / oref if t else None for t in offline], "%.2f"))
+        firsts = []
+        for _, runs in ok:
+            on, off = runs
+            a, b = on["first_demoted_mono_s"], off["first_demoted_mono_s"]
+            if a is None and b is None:
+                firsts.append("none")
+            elif a is not None and b is not None and abs(a - b) < 1.0:
+                firsts.append("both")
+            elif b is not None and (a is None or b < a):
+                firsts.append("offline")
+            else:
+                firsts.append("online")
+        if firsts:
+            notes.append("first to lose fast pages: " + ", ".join(firsts))
+    moved = [r["moved_bytes"] / 2**20 if r["moved_bytes"] is not None else None for r in main]
+    return "| %s | %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        workload.upper() + (" (online)" if workload == "c" else ""), contender, len(ok), len(kept),
+        spread(rel, "%.2f") if ref else "- (no all-fast)",
+        spread([t / 1e6 if t else None for t in thr], "%.2f"),
+        spread([mark_relative(r, 10) for r in main], "%.2f"),
+        spread([mark_relative(r, 30) for r in main], "%.2f"),
+        spread([mark_relative(r, 60) for r in main], "%.2f"),
+        spread([r["mean_share"] for r in main], "%.2f"),
+        spread(moved, "%.0f"),
+        spread([r["end_pingpong_pages"] for r in main], "%d"),
+        "; ".join(notes))
 
 
 def table(results):
     lines = [
-        "| workload | contender | share/oracle 10 s | 30 s | 60 s | mean share | migrated MiB "
-        "| pgmigrate_success | workload pages moved | ping-pong pages | notes |",
-        "|---|---|---|---|---|---|---|---|---|---|---|"]
+        "| workload | contender | boots passed | throughput / all-fast | M accesses/s "
+        "| share/oracle 10 s | 30 s | 60 s | mean share | migrated MiB | ping-pong pages | notes |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     dates, commits = set(), set()
     for w in WORKLOADS:
+        cells = {}
         for c in CONTENDERS:
             d = os.path.join(results, "%s-%s" % (w, c))
-            if not os.path.isdir(d):
-                continue
-            try:
-                with open(os.path.join(d, "meta.json"), encoding="utf-8") as f:
-                    meta = json.load(f)
-            except (OSError, ValueError):
-                meta = {}
-            dates.add(meta.get("date", "?"))
-            commits.add(meta.get("commit", "?"))
-            runs = [h2hcheck.summary(os.path.join(d, "out"), p) for p in WORKLOADS[w]]
-            lines.append(row(w, c, meta, runs))
+            if os.path.isdir(d):
+                cells[c] = boots(d, w)
+        # The reference: per prefix, the median throughput of the all-fast boots that passed.
+        reference = {}
+        ref_ok = [b for b in cells.get(REFERENCE, []) if passed(b)]
+        if ref_ok:
+            reference[w] = [median([runs[i]["accesses_per_s"] for _, runs in ref_ok])
+                            for i in range(len(WORKLOADS[w]))]
+        for c, kept in cells.items():
+            for meta, _ in kept:
+                dates.add(meta.get("date", "?"))
+                commits.add(meta.get("commit", "?"))
+            lines.append(row(w, c, kept, reference))
     return "\n".join(lines), sorted(dates), sorted(commits)
 
 
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("results")
+    p.add_argument("--mode", default="model", choices=["model", "numa"])
     p.add_argument("--docs")
     p.add_argument("--command", default="scripts/bench-placement.sh")
     a = p.parse_args()
@@ -103,19 +166,21 @@ def main():
     print(text)
     if not a.docs:
         return
+    begin, end = markers(a.mode)
     with open(a.docs, encoding="utf-8") as f:
         doc = f.read()
-    if BEGIN not in doc or END not in doc:
-        sys.exit("%s has no %s ... %s markers" % (a.docs, BEGIN, END))
+    if begin not in doc or end not in doc:
+        sys.exit("%s has no %s ... %s markers" % (a.docs, begin, end))
     block = "\n".join([
-        BEGIN,
+        begin,
         "Written by `%s` from the runs in its results folder (UTC dates of the runs: %s; "
-        "commits: %s)." % (a.command, ", ".join(dates), ", ".join(commits)),
+        "commits: %s). Each cell: median over the boots that passed, (min-max) when more "
+        "than one." % (a.command, ", ".join(dates), ", ".join(commits)),
         "",
         text,
-        END])
-    head, rest = doc.split(BEGIN, 1)
-    tail = rest.split(END, 1)[1]
+        end])
+    head, rest = doc.split(begin, 1)
+    tail = rest.split(end, 1)[1]
     with open(a.docs, "w", encoding="utf-8") as f:
         f.write(head + block + tail)
 

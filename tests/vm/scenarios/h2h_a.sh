@@ -1,7 +1,7 @@
 #!/bin/sh
-# vmtest-modes: numa
+# vmtest-modes: numa model
 # vmtest-explicit: yes
-# vmtest-timeout: 420
+# vmtest-timeout: 600
 # Head-to-head, workload A (scripts/bench-placement.sh; not in make vmtest):
 # 768 MiB first-touched on node 2, a 192 MiB Zipf(0.99) hot set read by two
 # threads on node 0's CPUs for 60 s, with 512 MiB of node 0 reserved as huge
@@ -14,4 +14,4 @@ trap h2h_cleanup EXIT
 h2h_kdamonds_at_boot
 h2h_ballast 512
 h2h_run a "${H2H_CONTENDER:-none}" "${H2H_SECONDS:-60}" --size 768M --hot 192M \
-  --dist zipf:0.99 --node 2 --policy first-touch --cpus 0-1 --threads 2 --fast-nodes 0
+  --dist zipf:0.99 --node "$(h2h_home_node 2)" --policy first-touch --cpus 0-1 --threads 2 --fast-nodes 0

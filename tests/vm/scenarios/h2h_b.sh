@@ -1,7 +1,7 @@
 #!/bin/sh
-# vmtest-modes: numa
+# vmtest-modes: numa model
 # vmtest-explicit: yes
-# vmtest-timeout: 420
+# vmtest-timeout: 600
 # Head-to-head, workload B (scripts/bench-placement.sh; not in make vmtest):
 # workload A with the hot set moving by its own length every 20 s
 # (--phase-shift 20: phases at 0, 20 and 40 s of 60 s), each phase's hot
@@ -13,5 +13,5 @@ trap h2h_cleanup EXIT
 h2h_kdamonds_at_boot
 h2h_ballast 512
 h2h_run b "${H2H_CONTENDER:-none}" "${H2H_SECONDS:-60}" --size 768M --hot 192M \
-  --dist zipf:0.99 --node 2 --policy first-touch --cpus 0-1 --threads 2 --fast-nodes 0 \
+  --dist zipf:0.99 --node "$(h2h_home_node 2)" --policy first-touch --cpus 0-1 --threads 2 --fast-nodes 0 \
   --phase-shift 20

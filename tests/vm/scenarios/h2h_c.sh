@@ -1,7 +1,7 @@
 #!/bin/sh
-# vmtest-modes: numa
+# vmtest-modes: numa model
 # vmtest-explicit: yes
-# vmtest-timeout: 420
+# vmtest-timeout: 600
 # Head-to-head, workload C (scripts/bench-placement.sh; not in make vmtest):
 # an online hotset (512 MiB first-touched on node 2, a 128 MiB Zipf(0.99)
 # hot set, one thread on CPU 0) and an offline one that grows on node 0
@@ -24,7 +24,7 @@ cp /opt/tier/bin/hotset /tmp/hotset-offline
 h2h_hotset c_online hotset --size 512M --hot 128M --dist zipf:0.99 --node 2 \
   --policy first-touch --cpus 0 --threads 1 --fast-nodes 0 --duration "$secs" || exit 1
 online=$HS_PID
-h2h_hotset c_offline /tmp/hotset-offline --size 1G --node 0 --policy first-touch \
+h2h_hotset c_offline /tmp/hotset-offline --size 1G --node "$(h2h_home_node 0 2)" --policy first-touch \
   --grow-mbps 32 --cpus 1 --threads 1 --fast-nodes 0 --duration "$secs" || exit 1
 offline=$HS_PID
 cp /proc/vmstat c_online.vmstat.before
