@@ -5,9 +5,10 @@
 #
 # Contenders (h2h_contender_start NAME):
 #   none            numa_balancing=0, demotion_enabled=false
-#   all-fast        as none, but the scenario puts the workload's memory on
-#                   node 0 with room (h2h_home_node, no h2h_ballast): the
-#                   physical limit the others are measured against
+#   all-fast        as none, but the workload runs wholly in its CPUs'
+#                   local DRAM with room (h2h_node/h2h_cpus/h2h_fast: node 1
+#                   and its CPUs, no h2h_ballast): the physical limit the
+#                   others are measured against
 #   kernel          numa_balancing=2 (memory tiering), demotion_enabled=true,
 #                   the kernel's default promote rate limit and scanner
 #   damon           numa_balancing=0, demotion_enabled=false, two paddr
@@ -348,8 +349,8 @@ h2h_hotset() {
 # the hot set but not the whole workload, as the issue's workloads A and B
 # ask: the 4-node machine's 1 GiB node 0 alone would hold all 768 MiB.
 h2h_ballast() {
-  if [ "${H2H_CONTENDER:-none}" = all-fast ]; then
-    h2h_log "ballast_node0_mib 0 (all-fast: node 0 with room)"
+  if h2h_all_fast; then
+    h2h_log "ballast_node0_mib 0 (all-fast: the workload on node 1 with room)"
     return 0
   fi
   hp=/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages
@@ -358,12 +359,25 @@ h2h_ballast() {
   h2h_log "node0_free_kb_after_ballast $(awk '/MemFree/ { print $4 }' /sys/devices/system/node/node0/meminfo)"
 }
 
-# h2h_home_node NODE [ALL_FAST_NODE]: where a workload's memory is first
-# touched: NODE, or under the all-fast contender (H2H_CONTENDER)
-# ALL_FAST_NODE (default node 0; workload C's offline job goes out of the
-# online one's way).
-h2h_home_node() {
-  if [ "${H2H_CONTENDER:-none}" = all-fast ]; then echo "${2:-0}"; else echo "$1"; fi
+# The all-fast contender's placement (H2H_CONTENDER=all-fast): the workload
+# wholly in its CPUs' local DRAM with room. Node 0 has no room for workload
+# A's 768 MiB in a guest whose root file system (~200 MiB of shmem, unpacked
+# by the kernel on node 0) lives there, so all-fast runs the workload on the
+# mirror image: node 1's CPUs 2-3 and node 1's memory, the same HMAT entry
+# (80 ns, 20 GB/s local) as CPUs 0-1 to node 0. Otherwise the scenario's own
+# node, CPUs and fast node.
+#   h2h_node NODE   the node to first-touch on
+#   h2h_cpus LIST   the CPUs to run on ("0-1" or "0")
+#   h2h_fast NODE   the fast node the census scores against
+h2h_all_fast() { [ "${H2H_CONTENDER:-none}" = all-fast ]; }
+h2h_node() { if h2h_all_fast; then echo 1; else echo "$1"; fi; }
+h2h_fast() { if h2h_all_fast; then echo 1; else echo "$1"; fi; }
+h2h_cpus() {
+  if h2h_all_fast; then
+    echo "$1" | awk -F- '{ printf "%d", $1 + 2; if (NF == 2) printf "-%d", $2 + 2; print "" }'
+  else
+    echo "$1"
+  fi
 }
 
 # h2h_go: release every waiting hotset at once (their t_s = 0).

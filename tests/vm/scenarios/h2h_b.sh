@@ -13,5 +13,6 @@ trap h2h_cleanup EXIT
 h2h_kdamonds_at_boot
 h2h_ballast 512
 h2h_run b "${H2H_CONTENDER:-none}" "${H2H_SECONDS:-60}" --size 768M --hot 192M \
-  --dist zipf:0.99 --node "$(h2h_home_node 2)" --policy first-touch --cpus 0-1 --threads 2 --fast-nodes 0 \
+  --dist zipf:0.99 --node "$(h2h_node 2)" --policy first-touch --cpus "$(h2h_cpus 0-1)" --threads 2 \
+  --fast-nodes "$(h2h_fast 0)" \
   --phase-shift 20
