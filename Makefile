@@ -10,7 +10,7 @@ CMAKE_ARGS ?=
 VMTEST      = tests/vm/run.sh --build-dir $(abspath $(BUILD))
 
 .PHONY: all deps build run test unit asan vmtest faults vmtest-soak format format-check tidy clean help \
-        compile unit-tests asan-compile asan-tests vmtest-fetch vmtest-run
+        compile unit-tests asan-compile asan-tests vmtest-fetch vmtest-run vmtest-model
 
 all: build
 
@@ -79,6 +79,11 @@ vmtest-fetch:
 
 vmtest-run:
 	$(VMTEST)
+
+# The latency model's fidelity (issue 18 item 2): HMAT's ratios with the
+# model, flat ones without; run alone (test-all.sh: after the ASan build).
+vmtest-model:
+	$(VMTEST) --mode numa --mode model --scenario fidelity
 
 # The fault campaign (tests/vm scenarios with "# vmtest-set: faults"): tierd
 # killed, its state file damaged, a CXL node going away; docs/testing.md.

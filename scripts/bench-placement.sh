@@ -9,13 +9,18 @@
 # share of accesses served by the fast node, the bytes migrated and the
 # ping-pong. Not part of make test.
 #
-# usage: scripts/bench-placement.sh [--mode model|numa] [--boots N]
+# usage: scripts/bench-placement.sh [--mode model|numa] [--boots N] [--latency L]
 #          [--build-dir DIR] [--results DIR] [--contenders C,...]
 #          [--workloads a,b,c] [--seconds S] [--resume] [--no-docs]
 #          [--report-only]
 #   --mode         model (default): the latency model on the newest kernel
 #                  (run.sh --mode model --kernel 7.3), where a page's node
 #                  decides its speed; numa: the flat machine (shares only)
+#   --latency      the model's latency (model mode): matched (default), a
+#                  random miss with the streams' time dilation, so that
+#                  hotset's own work between misses does not hide it
+#                  (tests/vm/plugin/model.h), or calibrated (the fidelity
+#                  scenario's setting)
 #   --boots        boots per contender x workload (default 3); the runs go
 #                  boot by boot over every cell, so a stopped run has
 #                  covered the cells evenly
@@ -32,7 +37,7 @@
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BUILD=$REPO/build RESULTS="" CONTENDERS="" MODE=model BOOTS=3 RESUME=0
+BUILD=$REPO/build RESULTS="" CONTENDERS="" MODE=model BOOTS=3 RESUME=0 LATENCY=matched
 WORKLOADS=a,b,c SECONDS_OPT="" DOCS=1 RUN=1
 ALL_CONTENDERS=" all-fast none kernel damon damon-autotune tierd-balanced tierd-tpp "
 
@@ -47,6 +52,9 @@ while [[ $# -gt 0 ]]; do
     --mode) [[ $# -ge 2 ]] || usage; MODE=$2; shift 2 ;;
     --boots) [[ $# -ge 2 && $2 =~ ^[1-9][0-9]?$ ]] || bad "--boots wants a number from 1 to 99"
              BOOTS=$2; shift 2 ;;
+    --latency) [[ $# -ge 2 && ($2 == matched || $2 == calibrated) ]] ||
+                 bad "--latency wants matched or calibrated"
+               LATENCY=$2; shift 2 ;;
     --build-dir) [[ $# -ge 2 ]] || usage; BUILD=$2; shift 2 ;;
     --results) [[ $# -ge 2 ]] || usage; RESULTS=$2; shift 2 ;;
     --contenders) [[ $# -ge 2 && -n $2 ]] || bad "--contenders wants a list"; CONTENDERS=$2; shift 2 ;;
@@ -61,7 +69,7 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 case $MODE in
-  model) RUN_MODE=(--mode model --kernel 7.3)
+  model) RUN_MODE=(--mode model --kernel 7.3 --plugin-arg "latency=$LATENCY")
          DEFAULT_CONTENDERS=all-fast,none,kernel,damon,damon-autotune,tierd-balanced,tierd-tpp ;;
   numa) RUN_MODE=(--mode numa)
         DEFAULT_CONTENDERS=all-fast,none,kernel,damon,tierd-balanced,tierd-tpp ;;
@@ -101,8 +109,8 @@ run_boot() {
   cp "$BUILD/vm/runs/$MODE/console.log" "$dir/" 2>/dev/null || true
   cp "$BUILD/vm/runs/$MODE/model-counters.json" "$dir/" 2>/dev/null || true
   [[ $status == PASS ]] || failed=$((failed + 1))
-  printf '{"workload":"%s","contender":"%s","boot":%s,"mode":"%s","status":"%s","date":"%s","commit":"%s","seconds":%s,"wall_s":%s}\n' \
-    "$w" "$c" "$k" "$MODE" "$status" "$(date -u +%Y-%m-%d)" "$commit" "${SECONDS_OPT:-60}" \
+  printf '{"workload":"%s","contender":"%s","boot":%s,"mode":"%s","latency":"%s","status":"%s","date":"%s","commit":"%s","seconds":%s,"wall_s":%s}\n' \
+    "$w" "$c" "$k" "$MODE" "$LATENCY" "$status" "$(date -u +%Y-%m-%d)" "$commit" "${SECONDS_OPT:-60}" \
     "$(($(date +%s) - start))" >"$dir/meta.json"
   sed -n "/^\(PASS\|FAIL\) $MODE\/h2h/,\$p" "$dir/run.log" | head -n 8
 }
@@ -121,6 +129,7 @@ fi
 cmd="scripts/bench-placement.sh"
 [[ $MODE == model ]] || cmd+=" --mode $MODE"
 [[ $BOOTS == 3 ]] || cmd+=" --boots $BOOTS"
+[[ $MODE != model || $LATENCY == matched ]] || cmd+=" --latency $LATENCY"
 [[ $CONTENDERS == "$DEFAULT_CONTENDERS" ]] || cmd+=" --contenders $CONTENDERS"
 [[ $WORKLOADS == a,b,c ]] || cmd+=" --workloads $WORKLOADS"
 [[ -z $SECONDS_OPT ]] || cmd+=" --seconds $SECONDS_OPT"

@@ -18,7 +18,10 @@
 #      on one TCG thread: one of the two cores);
 #   3. `unit-tests` (release) and `vmtest-run` (the emulated machine's
 #      scenarios, once the downloads are in) in the foreground;
-#   4. once the ASan build is done, `asan-tests` (nothing else runs by then).
+#   4. once the ASan build is done, `vmtest-model` (the latency model's
+#      fidelity scenario, with and without the model: its ratios need a
+#      host with nothing else running, so it waits for the ASan build), then
+#      `asan-tests` (nothing else runs by then).
 # Every step runs even when an earlier one failed, so one CI run shows every
 # failure; the end prints each step's result and time. The background
 # steps' output goes to ASAN_BUILD/build.log and BUILD/vm-fetch.log
@@ -101,9 +104,10 @@ step unit-tests "unit tests (release)"
 joined "$FETCH_PID" "$FETCH_T0" "the emulated machine's downloads" "$FETCH_LOG" || true
 step vmtest-run "emulated machine scenarios"
 
-if joined "$ASAN_PID" "$ASAN_T0" "ASan+UBSan build" "$ASAN_LOG"; then
-  step asan-tests "unit tests (ASan+UBSan)"
-fi
+ASAN_OK=0
+joined "$ASAN_PID" "$ASAN_T0" "ASan+UBSan build" "$ASAN_LOG" || ASAN_OK=1
+step vmtest-model "latency model fidelity, alone on the host"
+[[ $ASAN_OK != 0 ]] || step asan-tests "unit tests (ASan+UBSan)"
 
 echo "== test-all: $((SECONDS - START)) s in all"
 printf '  %s\n' "${SUMMARY[@]}"

@@ -108,6 +108,10 @@ TEST(ModelOptions, RefusesBadValuesNamingTheOption) {
   EXPECT_EQ(tm_options_parse(&o, "scale=0.5", err, sizeof err), -1);
   EXPECT_STREQ(err, "option 'scale=0.5': expected a factor from 1 to 100");
   EXPECT_EQ(tm_options_parse(&o, "streams=x", err, sizeof err), -1);
+  EXPECT_EQ(tm_options_parse(&o, "latency=matched", err, sizeof err), 0);
+  EXPECT_TRUE(o.latency_matched);
+  EXPECT_EQ(tm_options_parse(&o, "latency=", err, sizeof err), -1);
+  EXPECT_STREQ(err, "option 'latency=': expected calibrated or matched");
   EXPECT_EQ(tm_options_parse(&o, "nosuch=1", err, sizeof err), 1);  // the glue's to name
   EXPECT_EQ(tm_options_parse(&o, "cache", err, sizeof err), -1);
   EXPECT_STREQ(err, "option 'cache': expected key=value");
@@ -153,6 +157,20 @@ TEST_F(Model, AMissCostsHmatsRatioOverTheFastestPair) {
   EXPECT_DOUBLE_EQ(tm_miss_cost(&model, 1, 2, false), 800 * 350.0 / 80);
   EXPECT_DOUBLE_EQ(tm_miss_cost(&model, 0, 0, true), 400);
   EXPECT_DOUBLE_EQ(tm_miss_cost(&model, 0, 3, true), 400 * 4.0);  // 20G over 5G
+}
+
+TEST_F(Model, MatchedLatencyTakesTheStreamsTimeDilation) {
+  options.latency_matched = true;
+  char err[256];
+  ASSERT_EQ(tm_model_init(&model, &layout, &options, err, sizeof err), 0) << err;
+  calibrate(200, 100);  // tline_ref 400 ns for a line that takes 64 B / 20 GiB/s on the machine
+  const double line_ns = 64 * 1e9 / 21474836480.0;
+  const double dilation = 400 / line_ns;  // ~134x
+  EXPECT_DOUBLE_EQ(tm_miss_cost(&model, 0, 0, true), 400);
+  EXPECT_NEAR(tm_miss_cost(&model, 0, 0, false), dilation * 80, 1e-6);
+  EXPECT_NEAR(tm_miss_cost(&model, 0, 2, false), dilation * 250, 1e-6);
+  EXPECT_NEAR(tm_miss_cost(&model, 1, 3, false) / tm_miss_cost(&model, 1, 1, false), 250.0 / 80,
+              1e-9);
 }
 
 TEST_F(Model, TimeSinceTheLastMissCountsTowardsTheCost) {

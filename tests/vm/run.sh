@@ -8,7 +8,7 @@
 # usage: tests/vm/run.sh [--mode MODE|all] [--kernel 6.12|6.1|7.3]
 #                        [--build-dir DIR] [--scenario NAME] [--set NAME]
 #                        [--jobs N] [--keep] [--env KEY=VALUE]...
-#                        [--fetch-only] [--no-plugin]
+#                        [--fetch-only] [--no-plugin] [--plugin-arg KEY=VALUE]...
 # --env adds KEY=VALUE to the guest's /etc/vmtest.env (scenario parameters,
 # e.g. the head-to-head's contender). A scenario with "# vmtest-explicit: yes"
 # runs only when --scenario names it (benchmarks, not part of make vmtest).
@@ -21,7 +21,10 @@
 # systemd mode's rootfs) into the caches and stops: it needs no build, so
 # `make test` runs it beside the release build (scripts/test-all.sh).
 # --no-plugin boots the modes without their TCG plugin (the latency model's
-# cost is measured that way: scenarios/model_cost.sh).
+# cost is measured that way: scenarios/model_cost.sh). --plugin-arg adds an
+# option to the mode's plugin after the mode's own (the later one wins, e.g.
+# scale=24 for the head-to-head, scripts/bench-placement.sh); a mode
+# without a plugin refuses it.
 # Prints one PASS/FAIL line per mode and scenario and ends with
 # "vmtest: N passed, M failed"; exits non-zero on any failure or timeout.
 # Everything downloaded or produced lives under BUILD/vm (see docs/testing.md).
@@ -53,7 +56,7 @@ usage() {
 
 parse_args() {
   MODES=() KERNEL_OVERRIDE="" BUILD="$REPO/build" ONLY_SCENARIO="" KEEP=0 GUEST_ENV=()
-  ONLY_SET="" JOBS=1 FETCH_ONLY=0 NO_PLUGIN=0
+  ONLY_SET="" JOBS=1 FETCH_ONLY=0 NO_PLUGIN=0 PLUGIN_ARGS=""
   while [[ $# -gt 0 ]]; do
     case $1 in
       --mode) [[ $# -ge 2 ]] || usage
@@ -68,6 +71,9 @@ parse_args() {
       --keep) KEEP=1; shift ;;
       --fetch-only) FETCH_ONLY=1; shift ;;
       --no-plugin) NO_PLUGIN=1; shift ;;
+      --plugin-arg) [[ $# -ge 2 && $2 =~ ^[a-z_]+=[A-Za-z0-9_.]+$ ]] ||
+                      die "--plugin-arg wants KEY=VALUE (a plugin option, e.g. scale=24)"
+                    PLUGIN_ARGS+=${PLUGIN_ARGS:+,}$2; shift 2 ;;
       --env) [[ $# -ge 2 && $2 =~ ^[A-Z][A-Z0-9_]*=[A-Za-z0-9_.,:/+-]*$ ]] ||
                die "--env wants KEY=VALUE (KEY in capitals, VALUE without blanks or quotes)"
              GUEST_ENV+=("$2"); shift 2 ;;
@@ -257,6 +263,10 @@ load_mode() {
   . "$VM_DIR/modes/$mode.sh"
   [[ -n $KERNEL_OVERRIDE ]] && MODE_KERNEL=$KERNEL_OVERRIDE
   [[ $NO_PLUGIN == 0 ]] || MODE_PLUGIN=""
+  if [[ -n $PLUGIN_ARGS ]]; then
+    [[ -n $MODE_PLUGIN ]] || die "--plugin-arg: mode '$mode' loads no TCG plugin"
+    MODE_PLUGIN_ARGS+=${MODE_PLUGIN_ARGS:+,}$PLUGIN_ARGS
+  fi
   RUNDIR="$VMB/runs/$mode"
   # Without recorded ground truth (e.g. --kernel on another mode) the guest
   # still boots, so its facts can be drafted into an expect file.

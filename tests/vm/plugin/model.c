@@ -156,6 +156,7 @@ void tm_options_default(struct tm_options* o) {
   o->batch_ns = 200e3;
   o->window_ns = 1e6;
   o->scale = 4;
+  o->latency_matched = false;
 }
 
 /* tier's value grammar (libtier/src/values/value_scan.c, as tierctl and the
@@ -199,6 +200,13 @@ int tm_options_parse(struct tm_options* o, const char* arg, char* err, size_t er
   } else if (KEY("scale")) {
     if (!parse_double(v, 1, 100, &o->scale))
       return fail(err, errlen, "option 'scale=%s': expected a factor from 1 to 100", v);
+  } else if (KEY("latency")) {
+    if (!strcmp(v, "calibrated"))
+      o->latency_matched = false;
+    else if (!strcmp(v, "matched"))
+      o->latency_matched = true;
+    else
+      return fail(err, errlen, "option 'latency=%s': expected calibrated or matched", v);
   } else if (KEY("window_us")) {
     double us;
     if (!parse_double(v, 10, 1e6, &us))
@@ -343,6 +351,11 @@ bool tm_start_charging(struct tm_model* m, int ref) {
   double t0 = median(t0s, count), tline = median(tlines, count);
   m->t0_ref = m->options.scale * t0 * m->latency_min / m->layout.latency_ns[ref][ref];
   m->tline_ref = m->options.scale * tline * m->layout.bandwidth[ref][ref] / m->bandwidth_max;
+  if (m->options.latency_matched) {
+    /* tline_ref is the cost of a line at bandwidth_max: D = tline_ref / (64 B at that rate). */
+    double line_ns = (double)(1u << TM_LINE_SHIFT) * 1e9 / m->bandwidth_max;
+    m->t0_ref = m->tline_ref / line_ns * m->latency_min;
+  }
   m->charging = true;
   return true;
 }

@@ -33,6 +33,18 @@
  * ~100x slower than hardware, memory only ~3x) does not hide the latency.
  * Until calibrated the model only counts.
  *
+ * latency=matched. Calibrated so, a streamed line costs ~100x what it costs
+ * on the modelled machine (TCG's own base per line is ~30x HMAT's 3 ns at
+ * 20 GB/s) while a random miss costs only ~2.5x HMAT's latency: a program
+ * whose own work between misses takes microseconds under TCG (hotset's Zipf
+ * draw: ~7 us an access) hides every latency, and runs as fast from node 2
+ * as from node 0. latency=matched gives latency the bandwidth's time
+ * dilation D = tline_ref / (64 B / bandwidth_max), so that t0_ref =
+ * D x latency_min: compute, streams and random misses all run D times
+ * slower than on the modelled machine, and a workload's throughput follows
+ * its placement as it would there (the head-to-head, bench-placement.sh).
+ * The ratios between pairs are the same formula either way.
+ *
  * Bandwidth. Node n serves `streams` (default 2) full-speed streams: a line from c
  * occupies it S = tline_ref * bandwidth_max / bandwidth[c][n] / streams (a
  * remote pair's slower path holds it longer). Its utilisation rho (the
@@ -92,7 +104,8 @@ struct tm_options {
   double streams;       /* full-speed streams a node serves (its capacity), default 2 */
   double batch_ns;      /* charges paid in batches of at least this, default 200 us */
   double window_ns;     /* utilisation window of the queue model, default 1 ms */
-  double scale;         /* the fastest pair costs scale x TCG's own base, default 2 */
+  double scale;         /* the fastest pair costs scale x TCG's own base, default 4 */
+  bool latency_matched; /* latency=matched: t0_ref from tline_ref's time dilation */
 };
 
 void tm_options_default(struct tm_options* options);

@@ -14,6 +14,8 @@
  *   ways=N        its associativity (default 16)
  *   streams=X     full-speed streams a node serves before queueing (default 2)
  *   scale=K       the fastest pair costs K x TCG's own base (default 4)
+ *   latency=matched|calibrated  random misses get the streams' time dilation
+ *                 (model.h; default calibrated)
  *   batch_us=US   stalls paid in batches of at least this (default 200)
  *   window_us=US  the queue model's utilisation window (default 1000)
  * Any bad option or layout: the plugin refuses to install, so QEMU refuses to
@@ -112,9 +114,11 @@ static void write_counters(FILE* f) {
   fprintf(f,
           "  \"cache_bytes\": %" PRIu64
           ",\n  \"ways\": %u,\n  \"streams\": %.3f,\n"
-          "  \"scale\": %.3f,\n  \"batch_ns\": %.0f,\n  \"window_ns\": %.0f,\n",
+          "  \"scale\": %.3f,\n  \"latency\": \"%s\",\n  \"batch_ns\": %.0f,\n"
+          "  \"window_ns\": %.0f,\n",
           model.options.cache_bytes, model.options.ways, model.options.streams, model.options.scale,
-          model.options.batch_ns, model.options.window_ns);
+          model.options.latency_matched ? "matched" : "calibrated", model.options.batch_ns,
+          model.options.window_ns);
   fprintf(f, "  \"vcpus\": [\n");
   for (int i = 0; i < nvcpus; ++i) {
     const struct tm_vcpu* v = &vcpus[i];
@@ -189,7 +193,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
       if (rc > 0) {
         snprintf(
             err, sizeof err,
-            "unknown option '%s' (layout, out, cache, ways, streams, scale, batch_us, window_us)",
+            "unknown option '%s' (layout, out, cache, ways, streams, scale, latency, batch_us, window_us)",
             argv[i]);
         return refuse(err);
       }
