@@ -191,10 +191,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
       int rc = tm_options_parse(&options, argv[i], err, sizeof err);
       if (rc < 0) return refuse(err);
       if (rc > 0) {
-        snprintf(
-            err, sizeof err,
-            "unknown option '%s' (layout, out, cache, ways, streams, scale, latency, batch_us, window_us)",
-            argv[i]);
+        snprintf(err, sizeof err,
+                 "unknown option '%s' (layout, out, cache, ways, streams, scale, latency, "
+                 "batch_us, window_us)",
+                 argv[i]);
         return refuse(err);
       }
     }
