@@ -6,9 +6,10 @@
 # Contenders (h2h_contender_start NAME):
 #   none            numa_balancing=0, demotion_enabled=false
 #   all-fast        as none, but the workload runs wholly in its CPUs'
-#                   local DRAM with room (h2h_node/h2h_cpus/h2h_fast: node 1
-#                   and its CPUs, no h2h_ballast): the physical limit the
-#                   others are measured against
+#                   local DRAM with room (h2h_node/h2h_cpus/h2h_fast: the
+#                   DRAM node with more free memory and its CPUs, no
+#                   h2h_ballast): the physical limit the others are
+#                   measured against
 #   kernel          numa_balancing=2 (memory tiering), demotion_enabled=true,
 #                   the kernel's default promote rate limit and scanner
 #   damon           numa_balancing=0, demotion_enabled=false, two paddr
@@ -350,7 +351,7 @@ h2h_hotset() {
 # ask: the 4-node machine's 1 GiB node 0 alone would hold all 768 MiB.
 h2h_ballast() {
   if h2h_all_fast; then
-    h2h_log "ballast_node0_mib 0 (all-fast: the workload on node 1 with room)"
+    h2h_log "ballast_node0_mib 0 (all-fast: the workload in local DRAM with room)"
     return 0
   fi
   hp=/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages
@@ -360,24 +361,38 @@ h2h_ballast() {
 }
 
 # The all-fast contender's placement (H2H_CONTENDER=all-fast): the workload
-# wholly in its CPUs' local DRAM with room. Node 0 has no room for workload
-# A's 768 MiB in a guest whose root file system (~200 MiB of shmem, unpacked
-# by the kernel on node 0) lives there, so all-fast runs the workload on the
-# mirror image: node 1's CPUs 2-3 and node 1's memory, the same HMAT entry
-# (80 ns, 20 GB/s local) as CPUs 0-1 to node 0. Otherwise the scenario's own
-# node, CPUs and fast node.
-#   h2h_node NODE   the node to first-touch on
-#   h2h_cpus LIST   the CPUs to run on ("0-1" or "0")
-#   h2h_fast NODE   the fast node the census scores against
+# wholly in its CPUs' local DRAM with room. The guest's root file system
+# (~200 MiB of shmem) is unpacked by the kernel on node 0 or node 1 (whichever
+# CPU ran the unpacking), leaving no room there for workload A's 768 MiB, so
+# all-fast takes the DRAM node with more free memory and that node's CPUs:
+# nodes 0 and 1 are mirror images (80 ns, 20 GB/s from their own CPUs).
+# Otherwise the scenario's own node, CPUs and fast node.
+#   h2h_node NODE     the node to first-touch on
+#   h2h_cpus LIST     the CPUs to run on ("0-1": the node's CPUs, "0": its first)
+#   h2h_fast NODE     the fast node the census scores against
+#   h2h_other NODE    workload C's offline job: NODE, or under all-fast the
+#                     other DRAM node (out of the online job's way)
 h2h_all_fast() { [ "${H2H_CONTENDER:-none}" = all-fast ]; }
-h2h_node() { if h2h_all_fast; then echo 1; else echo "$1"; fi; }
-h2h_fast() { if h2h_all_fast; then echo 1; else echo "$1"; fi; }
-h2h_cpus() {
-  if h2h_all_fast; then
-    echo "$1" | awk -F- '{ printf "%d", $1 + 2; if (NF == 2) printf "-%d", $2 + 2; print "" }'
-  else
-    echo "$1"
+h2h_all_fast_node() {
+  if [ ! -s /tmp/h2h.all-fast ]; then
+    f0=$(awk '/MemFree/ { print $4 }' /sys/devices/system/node/node0/meminfo)
+    f1=$(awk '/MemFree/ { print $4 }' /sys/devices/system/node/node1/meminfo)
+    if [ "$f1" -gt "$f0" ]; then n=1; else n=0; fi
+    echo "$n" >/tmp/h2h.all-fast
+    h2h_log "all_fast_node $n (MemFree kB: node0 $f0, node1 $f1)"
   fi
+  cat /tmp/h2h.all-fast
+}
+h2h_node() { if h2h_all_fast; then h2h_all_fast_node; else echo "$1"; fi; }
+h2h_fast() { h2h_node "$1"; }
+h2h_other() { if h2h_all_fast; then echo $((1 - $(h2h_all_fast_node))); else echo "$1"; fi; }
+h2h_cpus() {
+  if ! h2h_all_fast; then echo "$1"; return; fi
+  cpus=$(cat /sys/devices/system/node/node"$(h2h_all_fast_node)"/cpulist)
+  case $1 in
+    *-* | *,*) echo "$cpus" ;;
+    *) echo "${cpus%%[-,]*}" ;;
+  esac
 }
 
 # h2h_go: release every waiting hotset at once (their t_s = 0).

@@ -119,7 +119,7 @@ def row(workload, contender, kept, reference):
     return "| %s | %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
         workload.upper() + (" (online)" if workload == "c" else ""), contender, len(ok), len(kept),
         spread(rel, "%.2f") if ref else "- (no all-fast)",
-        spread([t / 1e6 if t else None for t in thr], "%.2f"),
+        spread([t / 1e3 if t else None for t in thr], "%.0f"),
         spread([mark_relative(r, 10) for r in main], "%.2f"),
         spread([mark_relative(r, 30) for r in main], "%.2f"),
         spread([mark_relative(r, 60) for r in main], "%.2f"),
@@ -131,7 +131,7 @@ def row(workload, contender, kept, reference):
 
 def table(results):
     lines = [
-        "| workload | contender | boots passed | throughput / all-fast | M accesses/s "
+        "| workload | contender | boots passed | throughput / all-fast | k accesses/s "
         "| share/oracle 10 s | 30 s | 60 s | mean share | migrated MiB | ping-pong pages | notes |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     dates, commits = set(), set()

@@ -48,13 +48,14 @@ def vmstat(text):
 
 def at_mark(census, mark):
     """The census line for `mark` seconds: the last one at or before
-    mark + 0.5 s, if it is within 2 s of the mark; the final line when the
-    mark is the run's length."""
+    mark + 0.5 s, if it is within 3 s of the mark (under the latency model's
+    matched latency a census of 768 MiB takes 2.2-2.5 s); the final line
+    when the mark is the run's length."""
     best = None
     for line in census:
         if line.get("t_s", 1e9) <= mark + 0.5:
             best = line
-    if best is None or mark - best.get("t_s", -1e9) > 2.0:
+    if best is None or mark - best.get("t_s", -1e9) > 3.0:
         return None
     return best
 
@@ -105,7 +106,7 @@ def summary(folder, prefix):
 
 def check_run(c, prefix, seconds=None):
     """The common assertions on one run: hotset exited 0 and verified, a
-    census about every second through the run (`seconds` long, default: what
+    census every 1-3 s through the run (`seconds` long, default: what
     the guest wrote in PREFIX.seconds), the final one, vmstat read at both
     ends. Returns the summary."""
     s = summary(c.dir, prefix)
@@ -116,7 +117,10 @@ def check_run(c, prefix, seconds=None):
     c.eq("%s: hotset verified every page" % prefix, s["verified"], True)
     if s["final"] is None:
         c.fail("%s: no final census line" % prefix)
-    want = seconds // 3
+    # A census every 1-3 s: hotset takes the next as soon as one is done, and
+    # one of 768 MiB takes 0.2-1.7 s in the numa mode, 2.2-2.5 s under the
+    # latency model's matched latency.
+    want = seconds // 4
     if s["census_lines"] < want:
         c.fail("%s: %d census lines, want >= %d over %d s" % (prefix, s["census_lines"], want,
                                                                seconds))

@@ -25,7 +25,7 @@ h2h_hotset c_online hotset --size 512M --hot 128M --dist zipf:0.99 --node "$(h2h
   --policy first-touch --cpus "$(h2h_cpus 0)" --threads 1 --fast-nodes "$(h2h_fast 0)" \
   --duration "$secs" || exit 1
 online=$HS_PID
-h2h_hotset c_offline /tmp/hotset-offline --size 1G --node 0 --policy first-touch \
+h2h_hotset c_offline /tmp/hotset-offline --size 1G --node "$(h2h_other 0)" --policy first-touch \
   --grow-mbps 32 --cpus 1 --threads 1 --fast-nodes 0 --duration "$secs" || exit 1
 offline=$HS_PID
 cp /proc/vmstat c_online.vmstat.before
