@@ -8,6 +8,9 @@
 # set cold before; 512 MiB of node 0 reserved as in A; contender from
 # H2H_CONTENDER. h2h_b.check.py: as h2h_a,
 # three phases.
+# Under all-fast the buffer goes to the DRAM node with room and runs on its
+# CPUs, without the ballast (guest/h2h.sh: h2h_node, h2h_cpus, h2h_fast).
+# Runs in numa (shares) and model (bench-placement.sh: --kernel 7.3, throughput).
 . /vm/h2h.sh
 trap h2h_cleanup EXIT
 h2h_kdamonds_at_boot

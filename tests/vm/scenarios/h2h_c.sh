@@ -12,6 +12,8 @@
 # copy, so that tierd's "hotset" rule (class online) does not match it;
 # tierd contenders register it with `tierctl workloads register --class
 # offline`. h2h_c.check.py: both ran and verified, censuses, figures.
+# Under all-fast the online job goes to the DRAM node with room and runs on
+# its first CPU, the offline one to the other DRAM node (guest/h2h.sh).
 . /vm/h2h.sh
 trap h2h_cleanup EXIT
 h2h_kdamonds_at_boot
