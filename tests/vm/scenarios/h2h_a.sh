@@ -8,7 +8,7 @@
 # pages (h2h_ballast: the hot set fits, the workload does not), under the
 # contender named by H2H_CONTENDER (run.sh --env H2H_CONTENDER=NAME; guest/h2h.sh lists them).
 # H2H_SECONDS shortens the run. h2h_a.check.py: hotset ran and verified, a
-# census every 1-3 s, the figures printed.
+# census every 1-8 s, the figures printed.
 # Under all-fast the buffer goes to the DRAM node with room and runs on its
 # CPUs, without the ballast (guest/h2h.sh: h2h_node, h2h_cpus, h2h_fast).
 # Runs in numa (shares) and model (bench-placement.sh: --kernel 7.3, throughput).

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """h2h_b: one head-to-head run of workload B under one contender (guest/h2h.sh):
 hotset ran for its length (H2H_SECONDS, 60 s), verified every page, took a census about
-every 1-3 s up to a final one, /proc/vmstat was read at both ends. The
+every 1-8 s up to a final one, /proc/vmstat was read at both ends. The
 figures are printed; scripts/bench-placement.sh compares the contenders."""
 import os
 import sys
