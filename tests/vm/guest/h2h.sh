@@ -128,19 +128,19 @@ h2h_damon_start() {
   h2h_damon_kdamond 1 migrate_cold 2 Y 0 0 50 0
 }
 
-# h2h_damon_autotune_kdamond K ACTION TARGET_NID PROMOTE NODE...: one of the
+# h2h_damon_autotune_kdamond K ACTION TARGET_NID NODE...: one of the
 # two contexts of the kernel's samples/damon/mtier.c, through sysfs:
 # 5 ms / 100 ms intervals auto-tuned for a 4 % observed-access ratio over 3
 # aggregations (sampling kept in 5 ms..10 s), 10..1000 regions, the scheme
 # applied every second with a 200 MiB/s quota prioritised by access
 # frequency and age (size weight 0), and a quota goal on node 0 that tunes
-# the quota: promotion (PROMOTE=1) aims at 99.7 % of node 0 used
+# the quota: promotion (migrate_hot) aims at 99.7 % of node 0 used
 # (node_mem_used_bp 9970), demotion at 0.5 % of it free (node_mem_free_bp
 # 50). The young filter allows only young pages to promotion and rejects
 # them from demotion. A kernel without these files or metrics (before 6.16)
 # fails here, naming the file.
 h2h_damon_autotune_kdamond() {
-  k=$1 action=$2 nid=$3 promote=$4; shift 4
+  k=$1 action=$2 nid=$3; shift 3
   h2h_damon_context "$k" "$@"
   ia=$CTX/monitoring_attrs
   h2h_damon_write "$ia"/intervals/sample_us 5000 &&
@@ -152,12 +152,12 @@ h2h_damon_autotune_kdamond() {
     h2h_damon_write "$ia"/intervals/intervals_goal/aggrs 3 &&
     h2h_damon_write "$ia"/nr_regions/min 10 &&
     h2h_damon_write "$ia"/nr_regions/max 1000 || return 1
-  if [ "$promote" = 1 ]; then
+  if [ "$action" = migrate_hot ]; then
     h2h_damon_scheme "$action" "$nid" 1 4294967295 0
-    metric=node_mem_used_bp goal=9970
+    metric=node_mem_used_bp goal=9970 allow=Y
   else
     h2h_damon_scheme "$action" "$nid" 0 0 0
-    metric=node_mem_free_bp goal=50
+    metric=node_mem_free_bp goal=50 allow=N
   fi
   q=$SC/quotas
   h2h_damon_write "$SC"/apply_interval_us 1000000 &&
@@ -173,9 +173,8 @@ h2h_damon_autotune_kdamond() {
     h2h_damon_write "$q"/goals/0/nid 0 &&
     h2h_damon_write "$SC"/filters/nr_filters 1 &&
     h2h_damon_write "$SC"/filters/0/type young &&
-    h2h_damon_write "$SC"/filters/0/matching Y || return 1
-  if [ "$promote" = 1 ]; then allow=Y; else allow=N; fi
-  h2h_damon_write "$SC"/filters/0/allow $allow &&
+    h2h_damon_write "$SC"/filters/0/matching Y &&
+    h2h_damon_write "$SC"/filters/0/allow $allow &&
     h2h_damon_write "$DAMON/$k"/state on
 }
 
@@ -203,8 +202,8 @@ h2h_damon_stat_off() {
 h2h_damon_autotune_start() {
   h2h_damon_stat_off
   knob_set "$DAMON"/nr_kdamonds 2
-  h2h_damon_autotune_kdamond 0 migrate_hot 0 1 2 3 &&
-    h2h_damon_autotune_kdamond 1 migrate_cold 2 0 0
+  h2h_damon_autotune_kdamond 0 migrate_hot 0 2 3 &&
+    h2h_damon_autotune_kdamond 1 migrate_cold 2 0
 }
 
 # h2h_damon_stats FILE: both schemes' stats, "kdamondK NAME VALUE" lines.
