@@ -11,7 +11,7 @@
 #
 # usage: scripts/bench-placement.sh [--mode model|numa] [--boots N] [--latency L]
 #          [--build-dir DIR] [--results DIR] [--contenders C,...]
-#          [--workloads a,b,c] [--seconds S] [--resume] [--no-docs]
+#          [--workloads W,...] [--seconds S] [--resume] [--no-docs]
 #          [--report-only]
 #   --mode         model (default): the latency model on the newest kernel
 #                  (run.sh --mode model --kernel 7.3), where a page's node
@@ -27,6 +27,10 @@
 #   --contenders   default all-fast,none,kernel,damon,damon-autotune,
 #                  tierd-balanced,tierd-tpp (numa: without damon-autotune,
 #                  whose quota goals its 6.12 kernel lacks)
+#   --workloads    default a,b,c,gups,graph,kv,scan: hotset's A, B and C
+#                  (docs/testing.md) and the suite's (docs/workloads.md:
+#                  tier-gups, tier-graph, tier-kv against redis-server,
+#                  hotset with full scans); scenarios tests/vm/scenarios/h2h_W
 #   --results      default BUILD/bench-placement-MODE; runs of other
 #                  contenders or workloads already there stay in the table
 #   --seconds      shorter runs (the table's 60 s mark needs 60)
@@ -38,7 +42,8 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=$REPO/build RESULTS="" CONTENDERS="" MODE=model BOOTS=3 RESUME=0 LATENCY=matched
-WORKLOADS=a,b,c SECONDS_OPT="" DOCS=1 RUN=1
+ALL_WORKLOADS=a,b,c,gups,graph,kv,scan
+WORKLOADS=$ALL_WORKLOADS SECONDS_OPT="" DOCS=1 RUN=1
 ALL_CONTENDERS=" all-fast none kernel damon damon-autotune tierd-balanced tierd-tpp "
 
 usage() {
@@ -84,7 +89,7 @@ for c in "${contenders[@]}"; do
   [[ $ALL_CONTENDERS == *" $c "* ]] || bad "unknown contender '$c' (${ALL_CONTENDERS# })"
 done
 for w in "${workloads[@]}"; do
-  [[ $w == a || $w == b || $w == c ]] || bad "unknown workload '$w' (a, b, c)"
+  [[ ,$ALL_WORKLOADS, == *",$w,"* ]] || bad "unknown workload '$w' ($ALL_WORKLOADS)"
 done
 mkdir -p "$RESULTS"
 
@@ -131,7 +136,7 @@ cmd="scripts/bench-placement.sh"
 [[ $BOOTS == 3 ]] || cmd+=" --boots $BOOTS"
 [[ $MODE != model || $LATENCY == matched ]] || cmd+=" --latency $LATENCY"
 [[ $CONTENDERS == "$DEFAULT_CONTENDERS" ]] || cmd+=" --contenders $CONTENDERS"
-[[ $WORKLOADS == a,b,c ]] || cmd+=" --workloads $WORKLOADS"
+[[ $WORKLOADS == "$ALL_WORKLOADS" ]] || cmd+=" --workloads $WORKLOADS"
 [[ -z $SECONDS_OPT ]] || cmd+=" --seconds $SECONDS_OPT"
 report=(python3 "$REPO/tests/vm/lib/h2h_report.py" "$RESULTS" --mode "$MODE" --command "$cmd")
 [[ $DOCS == 0 ]] || report+=(--docs "$REPO/docs/benchmarks.md")

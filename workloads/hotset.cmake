@@ -9,4 +9,4 @@ add_executable(hotset
   ${CMAKE_CURRENT_LIST_DIR}/hotset/access.cpp
   ${CMAKE_CURRENT_LIST_DIR}/hotset/truth.cpp
   ${CMAKE_CURRENT_LIST_DIR}/hotset/census.cpp)
-target_link_libraries(hotset PRIVATE tier_warnings numa Threads::Threads)
+target_link_libraries(hotset PRIVATE tier_warnings tier_workload_zipf numa Threads::Threads)

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 
 #include "pattern.hpp"
 
@@ -31,12 +32,6 @@ struct Rng {
   double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
 };
 
-double zeta(std::size_t n, double theta) {
-  double sum = 0;
-  for (std::size_t i = 1; i <= n; ++i) sum += 1.0 / std::pow(static_cast<double>(i), theta);
-  return sum;
-}
-
 }  // namespace
 
 std::vector<std::pair<std::uintptr_t, std::uintptr_t>> Layout::ranges(unsigned phase) const {
@@ -47,24 +42,6 @@ std::vector<std::pair<std::uintptr_t, std::uintptr_t>> Layout::ranges(unsigned p
   return out;
 }
 
-Zipf::Zipf(std::size_t n, double theta) : n_(n), theta_(theta) {
-  if (theta <= 0) return;  // unused for the uniform distribution
-  zetan_ = zeta(n, theta);
-  alpha_ = 1.0 / (1.0 - theta);
-  eta_ =
-      (1.0 - std::pow(2.0 / static_cast<double>(n), 1.0 - theta)) / (1.0 - zeta(2, theta) / zetan_);
-  half_pow_theta_ = std::pow(0.5, theta);
-}
-
-std::size_t Zipf::draw(double u) const {
-  double uz = u * zetan_;
-  if (uz < 1.0) return 0;
-  if (uz < 1.0 + half_pow_theta_) return n_ > 1 ? 1 : 0;
-  auto r =
-      static_cast<std::size_t>(static_cast<double>(n_) * std::pow(eta_ * u - eta_ + 1.0, alpha_));
-  return r < n_ ? r : n_ - 1;
-}
-
 Workers::Workers(char* base, const Options& opts, const Layout& layout,
                  const std::atomic<unsigned>& phase, const std::atomic<std::size_t>* limit)
     : base_(base),
@@ -72,7 +49,12 @@ Workers::Workers(char* base, const Options& opts, const Layout& layout,
       layout_(layout),
       phase_(phase),
       limit_(limit),
-      zipf_(layout.hot_pages(), opts.zipf ? opts.theta : 0) {
+      zipf_(layout.hot_pages(), opts.zipf ? opts.theta : 0),
+      // Clamped to 1e9 s (never due anyway) so the nanosecond clock cannot overflow.
+      scan_period_(std::chrono::duration_cast<Clock::duration>(
+          std::chrono::duration<double>(std::min(opts.scan_every_s, 1e9)))),
+      next_round_(opts.scan_every_s > 0 ? (Clock::now() + scan_period_).time_since_epoch().count()
+                                        : std::numeric_limits<Clock::rep>::max()) {
   for (unsigned i = 0; i < opts_.threads; ++i) threads_.emplace_back([this, i] { run(i); });
 }
 
@@ -81,7 +63,10 @@ Workers::~Workers() {
 }
 
 void Workers::stop() {
-  stop_.store(true);
+  {
+    std::lock_guard<std::mutex> lock(scan_mu_);  // no scan round begins after this
+    stop_.store(true);
+  }
   for (auto& t : threads_) {
     if (t.joinable()) t.join();
   }
@@ -104,7 +89,17 @@ void Workers::run(unsigned id) {
   // The integer threshold keeps the read/write choice off the FPU.
   const auto write_below = static_cast<std::uint64_t>(opts_.write_fraction * 0x1.0p32);
   std::uint64_t reads = 0, writes = 0, sink = 0;
+  const bool scanning = opts_.scan_every_s > 0;
+  std::uint64_t scanned = 0;  // rounds this thread has read its share of
   while (!stop_.load(std::memory_order_relaxed)) {
+    if (scanning) {
+      begin_due_round(Clock::now());
+      // At most one share owed: a round begins only after the last one ended.
+      if (round_.load() > scanned) {
+        sink += scan_share(id);
+        ++scanned;
+      }
+    }
     unsigned phase = phase_.load(std::memory_order_relaxed);
     std::size_t lim = limit_ != nullptr ? limit_->load(std::memory_order_relaxed) : hot;
     if (lim == 0) {
@@ -131,10 +126,53 @@ void Workers::run(unsigned id) {
       }
     }
   }
+  if (scanning) {
+    // Under the lock stop() set stop_ with: every round begun is seen here.
+    bool owed = false;
+    {
+      std::lock_guard<std::mutex> lock(scan_mu_);
+      owed = round_.load() > scanned;
+    }
+    if (owed) sink += scan_share(id);
+  }
   // Keep the reads from being optimised away.
   asm volatile("" : : "r"(sink) : "memory");
   counters_.reads.fetch_add(reads);
   counters_.writes.fetch_add(writes);
+}
+
+void Workers::begin_due_round(Clock::time_point now) {
+  // The common case, lock-free: not due yet, or a round is still running.
+  if (now.time_since_epoch().count() < next_round_.load(std::memory_order_relaxed)) return;
+  std::lock_guard<std::mutex> lock(scan_mu_);
+  const Clock::time_point due{Clock::duration(next_round_.load())};
+  if (stop_.load() || now < due) return;  // stopping, or another thread began it
+  round_due_ = due;
+  next_round_.store(std::numeric_limits<Clock::rep>::max());
+  round_.fetch_add(1);
+}
+
+std::uint64_t Workers::scan_share(unsigned id) {
+  // Thread id's share: pages [pages*id/n, pages*(id+1)/n), so the shares
+  // tile the buffer exactly whatever the thread count.
+  const std::size_t pages = layout_.pages(), n = opts_.threads;
+  const std::size_t lo = pages * id / n * kPage, hi = pages * (id + 1) / n * kPage;
+  const auto* words = reinterpret_cast<const std::uint64_t*>(base_);
+  const Clock::time_point began = Clock::now();
+  std::uint64_t sum = 0;
+  for (std::size_t off = lo; off < hi; off += kLine) sum += words[off / sizeof(std::uint64_t)];
+  const Clock::time_point ended = Clock::now();
+  counters_.scanned_bytes.fetch_add(hi - lo);
+  counters_.scan_ns.fetch_add(static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(ended - began).count()));
+  std::lock_guard<std::mutex> lock(scan_mu_);
+  if (++shares_done_ == round_.load() * n) {
+    // The round's last share: the next one is due a period after this one
+    // was, or at once if the round took longer than that.
+    counters_.scans.fetch_add(1);
+    next_round_.store(std::max(round_due_ + scan_period_, ended).time_since_epoch().count());
+  }
+  return sum;
 }
 
 }  // namespace hotset

@@ -88,7 +88,7 @@ Census::~Census() {
   if (file_ != nullptr) std::fclose(file_);
 }
 
-bool Census::take(double t_s, unsigned phase, std::size_t limit, bool last) {
+bool Census::take(double t_s, unsigned phase, std::size_t limit, std::uint64_t scans, bool last) {
   const double began = mono_s();
   const std::size_t pages = layout_.pages(), hot = layout_.hot_pages();
   limit = std::min(limit, hot);
@@ -143,14 +143,17 @@ bool Census::take(double t_s, unsigned phase, std::size_t limit, bool last) {
   const double total = prefix_[limit];
   const double share = total > 0 ? hit / total : 0;
   const double oracle = total > 0 ? prefix_[std::min(capacity, limit)] / total : 0;
+  // Only with --scan-every: without it the line keeps its historical members.
+  const std::string scanned =
+      o_.scan_every_s > 0 ? ",\"scans\":" + std::to_string(scans) : std::string();
   std::fprintf(file_,
                "{\"t_s\":%.3f,\"mono_s\":%.3f,\"query_s\":%.3f,\"phase\":%u,\"hot_pages\":%zu,"
                "\"share\":%.5f,\"oracle\":%.5f,\"capacity_pages\":%zu,\"fast_pages\":%zu,"
                "\"fast_free_pages\":%zu,\"nodes\":%s,\"moves\":%zu,\"moved_pages\":%zu,"
-               "\"promoted\":%zu,\"demoted\":%zu,\"pingpong_pages\":%zu,\"final\":%s}\n",
+               "\"promoted\":%zu,\"demoted\":%zu,\"pingpong_pages\":%zu%s,\"final\":%s}\n",
                t_s, began, queried - began, phase, limit, share, oracle, capacity, fast_pages,
                fast_free, tier_workloads::node_counts_json(nodes).c_str(), moves_, moved_pages_,
-               promoted_, demoted_, pingpong_, last ? "true" : "false");
+               promoted_, demoted_, pingpong_, scanned.c_str(), last ? "true" : "false");
   if (std::fflush(file_) != 0) {
     std::fprintf(stderr, "hotset: writing the census: %s\n", std::strerror(errno));
     return false;

@@ -7,8 +7,9 @@
 //           above their high watermark (/proc/zoneinfo), filled with the
 //           most probable pages
 // plus pages per node, pages that changed node, fast <-> slow moves and
-// ping-pong pages (back on a node they had left). One JSON line per census,
-// appended and flushed, so a reader sees every finished line.
+// ping-pong pages (back on a node they had left), and with --scan-every the
+// scans finished so far. One JSON line per census, appended and flushed, so
+// a reader sees every finished line.
 #pragma once
 
 #include <cstddef>
@@ -36,10 +37,11 @@ class Census {
   Census& operator=(const Census&) = delete;
   bool ok() const { return file_ != nullptr; }
   // One census at t_s seconds from the start of the accesses: the current
-  // phase, and `limit` hot-set pages accessible (all of them unless growing).
+  // phase, and `limit` hot-set pages accessible (all of them unless growing);
+  // with --scan-every the line also says how many scans were finished.
   // The last one, after the accesses stopped, says "final":true. False (with
   // a message) if the line cannot be written.
-  bool take(double t_s, unsigned phase, std::size_t limit, bool last = false);
+  bool take(double t_s, unsigned phase, std::size_t limit, std::uint64_t scans, bool last = false);
 
  private:
   char* base_;

@@ -11,7 +11,10 @@
 //   {"accesses":N,"seconds":S,"accesses_per_s":R,"bad_pages":0,"nodes":{..},
 //    "hot_resident":[{..} per phase]}
 // exiting 1 if any page lost its pattern. Cold pages are never touched
-// between the ready line and that final verification.
+// between the ready line and that final verification, except by the scans
+// of --scan-every: every S seconds the workers read the whole buffer once,
+// counted apart from the accesses ("scans", "scanned_bytes", "scan_seconds"
+// on the final line, "scans" in the census; access.hpp).
 // --start-file delays the accesses (and their clock) until a file exists;
 // --census appends a residency census line every --census-ms (census.hpp);
 // --grow-mbps first-touches the buffer progressively from the start of the
@@ -190,7 +193,9 @@ int main(int argc, char** argv) {
     double t = now_s();
     if (t >= end) break;
     if (t >= next_census) {
-      if (!census->take(t - start, phase.load(), limit.load())) rc = 1;
+      if (!census->take(t - start, phase.load(), limit.load(), workers.counters().scans.load())) {
+        rc = 1;
+      }
       next_census = std::max(next_census + o.census_ms / 1000.0, now_s());
       continue;
     }
@@ -217,9 +222,21 @@ int main(int argc, char** argv) {
   if (grower.joinable()) grower.join();
   if (grow_failed.load()) rc = 1;
   double seconds = now_s() - start;
-  if (census && !census->take(seconds, phase.load(), limit.load(), true)) rc = 1;
-  std::uint64_t reads = workers.counters().reads.load();
-  std::uint64_t writes = workers.counters().writes.load();
+  const hotset::Counters& counters = workers.counters();
+  if (census && !census->take(seconds, phase.load(), limit.load(), counters.scans.load(), true)) {
+    rc = 1;
+  }
+  std::uint64_t reads = counters.reads.load();
+  std::uint64_t writes = counters.writes.load();
+  // Only with --scan-every: without it the line keeps its historical members.
+  // scan_seconds is per thread (summed / threads), comparable with seconds.
+  char scans[160] = "";
+  if (o.scan_every_s > 0) {
+    std::snprintf(scans, sizeof scans,
+                  ",\"scans\":%" PRIu64 ",\"scanned_bytes\":%" PRIu64 ",\"scan_seconds\":%.3f",
+                  counters.scans.load(), counters.scanned_bytes.load(),
+                  static_cast<double>(counters.scan_ns.load()) * 1e-9 / o.threads);
+  }
   unsigned phases = phase.load() + 1;
   // Where the pages are, asked before the verification reads every cold
   // page: those reads could fault them in (NUMA hint faults) and move them.
@@ -235,12 +252,12 @@ int main(int argc, char** argv) {
   per_phase += "]";
   std::size_t bad = count_bad_pages(base, grown.load());  // untouched pages hold zeros
   std::printf("{\"accesses\":%" PRIu64 ",\"reads\":%" PRIu64 ",\"writes\":%" PRIu64
-              ",\"seconds\":%.3f,\"accesses_per_s\":%.0f,\"phases\":%u,\"pages\":%zu,"
+              ",\"seconds\":%.3f,\"accesses_per_s\":%.0f%s,\"phases\":%u,\"pages\":%zu,"
               "\"placed_bytes\":%zu,\"bad_pages\":%zu,\"verified\":%s,\"nodes\":%s,"
               "\"hot_resident\":%s}\n",
               reads + writes, reads, writes, seconds, static_cast<double>(reads + writes) / seconds,
-              phases, o.size / kPage, grown.load(), bad, bad == 0 ? "true" : "false", nodes.c_str(),
-              per_phase.c_str());
+              scans, phases, o.size / kPage, grown.load(), bad, bad == 0 ? "true" : "false",
+              nodes.c_str(), per_phase.c_str());
   std::fflush(stdout);
   return bad != 0 ? 1 : rc;
 }

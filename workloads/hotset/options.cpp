@@ -17,8 +17,10 @@ constexpr const char* kUsage =
     "              [--duration S] [--phase-shift S] [--truth FILE] [--ready-file FILE]\n"
     "              [--policy bind|bind-balancing|first-touch] [--start-file FILE]\n"
     "              [--census FILE] [--census-ms MS] [--fast-nodes LIST] [--grow-mbps R]\n"
+    "              [--scan-every S]\n"
     "sizes and offsets are multiples of 4 KiB; 0 < THETA < 1; LIST is like 0-1,3;\n"
-    "R in MiB/s (--grow-mbps: no --hot-offset, --hot-nodes or --phase-shift)\n";
+    "R in MiB/s (--grow-mbps: no --hot-offset, --hot-nodes, --phase-shift or --scan-every);\n"
+    "S in seconds, > 0 for --scan-every\n";
 
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr, "hotset: %s\n%s", why.c_str(), kUsage);
@@ -180,6 +182,8 @@ Options parse_options(int argc, char** argv) {
       }
     } else if (a == "--grow-mbps") {
       if (!parse_double(v, o.grow_mibps) || o.grow_mibps <= 0) usage("bad --grow-mbps " + v);
+    } else if (a == "--scan-every") {
+      if (!parse_double(v, o.scan_every_s) || o.scan_every_s <= 0) usage("bad --scan-every " + v);
     } else if (a == "--policy") {
       if (v == "bind") {
         o.policy = Policy::kBind;
@@ -206,6 +210,9 @@ Options parse_options(int argc, char** argv) {
   if (o.grow_mibps > 0 && (o.hot_offset != 0 || !o.hot_nodes.empty() || o.phase_shift_s > 0)) {
     usage("--grow-mbps takes no --hot-offset, --hot-nodes or --phase-shift");
   }
+  // A scan reads the whole buffer: while growing, it would first-touch the
+  // pages the grower has not placed yet (on the wrong node, with zeros).
+  if (o.grow_mibps > 0 && o.scan_every_s > 0) usage("--grow-mbps takes no --scan-every");
   return o;
 }
 

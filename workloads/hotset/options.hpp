@@ -39,6 +39,7 @@ struct Options {
   double census_ms = 1000;         // census period
   std::vector<int> fast_nodes{0};  // the fast tier, for the census
   double grow_mibps = 0;           // > 0: first-touch the buffer progressively at this rate
+  double scan_every_s = 0;         // > 0: the workers scan the whole buffer this often
 };
 
 // Parses argv; on error prints why and the usage to stderr and exits 2.

@@ -7,20 +7,14 @@
 #include <cstdio>
 #include <cstring>
 
+#include "../suite/node_mask.hpp"
 #include "pattern.hpp"
 
 namespace hotset {
 namespace {
 
-constexpr std::size_t kMaskBits = 1024;
-constexpr std::size_t kLongBits = 8 * sizeof(unsigned long);
-
-std::vector<unsigned long> mask_of(int node) {
-  std::vector<unsigned long> m(kMaskBits / kLongBits, 0);
-  auto n = static_cast<std::size_t>(node);
-  m[n / kLongBits] |= 1ul << (n % kLongBits);
-  return m;
-}
+constexpr std::size_t kMaskBits = tier_workloads::kNodeMaskBits;
+using tier_workloads::node_mask;
 
 void fill(char* p, std::size_t length) {
   for (std::size_t off = 0; off < length; off += kPage) {
@@ -34,7 +28,7 @@ bool fail(const char* what, int node) {
 }
 
 bool bind(char* p, std::size_t length, int node) {
-  auto mask = mask_of(node);
+  auto mask = node_mask(node);
   return mbind(p, length, MPOL_BIND, mask.data(), kMaskBits, 0) == 0 ||
          fail("mbind(MPOL_BIND)", node);
 }
@@ -43,7 +37,7 @@ bool bind(char* p, std::size_t length, int node) {
 // kernel refuses the flag there, through the task policy around the first
 // touch (the pages are placed, but the VMA then has no policy of its own).
 bool place_balancing(char* p, const Region& r, std::string& method) {
-  auto mask = mask_of(r.node);
+  auto mask = node_mask(r.node);
   if (mbind(p, r.length, MPOL_BIND | MPOL_F_NUMA_BALANCING, mask.data(), kMaskBits, 0) == 0) {
     fill(p, r.length);
     return true;
@@ -117,7 +111,7 @@ bool place_chunk(char* p, std::size_t length, const Options& o) {
     case Policy::kBindBalancing:
       return place_balancing(p, r, method);
     case Policy::kFirstTouch: {
-      auto mask = mask_of(o.node);
+      auto mask = node_mask(o.node);
       if (mbind(p, length, MPOL_PREFERRED, mask.data(), kMaskBits, 0) != 0) {
         return fail("mbind(MPOL_PREFERRED)", o.node);
       }

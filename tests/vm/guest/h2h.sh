@@ -320,13 +320,13 @@ h2h_contender_stop() {
   echo false >$DEMOTE
 }
 
-# h2h_hotset NAME PROGRAM ARGS...: start PROGRAM (hotset or a copy under
-# another name) with a census into NAME.census.jsonl, held at the start
-# line until h2h_go; waits for its ready line. Sets HS_PID.
-h2h_hotset() {
-  n=$1 prog=$2; shift 2
+# h2h_start NAME FLAG FILE PROGRAM ARGS...: start PROGRAM with its own
+# measurement FLAG FILE (hotset's --census, a suite program's --report),
+# held at the start line until h2h_go; waits for its ready file. Sets HS_PID.
+h2h_start() {
+  n=$1 flag=$2 file=$3 prog=$4; shift 4
   rm -f "$n.ready"
-  "$prog" "$@" --census "$n.census.jsonl" --ready-file "$n.ready" --start-file $H2H_GO \
+  "$prog" "$@" "$flag" "$file" --ready-file "$n.ready" --start-file $H2H_GO \
     >"$n.out" 2>"$n.err" &
   HS_PID=$!
   # Every contender's run gets the same TLB flushes on the workload's CPUs
@@ -344,6 +344,21 @@ h2h_hotset() {
   h2h_log "ready $n uptime $(cut -d' ' -f1 /proc/uptime)"
 }
 
+# h2h_hotset NAME PROGRAM ARGS...: PROGRAM (hotset or a copy under another
+# name) with a census into NAME.census.jsonl (h2h_start).
+h2h_hotset() {
+  n=$1 prog=$2; shift 2
+  h2h_start "$n" --census "$n.census.jsonl" "$prog" "$@"
+}
+
+# h2h_suite NAME PROGRAM ARGS...: a program of the workload suite
+# (tier-gups, tier-graph, tier-kv: workloads/suite/) with its interval
+# report into NAME.report.jsonl (h2h_start).
+h2h_suite() {
+  n=$1 prog=$2; shift 2
+  h2h_start "$n" --report "$n.report.jsonl" "$prog" "$@"
+}
+
 # h2h_ballast MIB: take MIB of node 0 out of play with 2 MiB huge pages
 # reserved on it (no process holds them; restored at exit), so node 0 fits
 # the hot set but not the whole workload, as the issue's workloads A and B
@@ -357,6 +372,17 @@ h2h_ballast() {
   knob_set $hp $(($1 / 2))
   h2h_log "ballast_node0_mib $(($(cat $hp) * 2))"
   h2h_log "node0_free_kb_after_ballast $(awk '/MemFree/ { print $4 }' /sys/devices/system/node/node0/meminfo)"
+}
+
+# h2h_node_hugepages N PAGES: N's 2 MiB huge pages reserved to PAGES (knob
+# saved and restored at exit); PAGES beyond what N can give leave it with
+# as many as it could (the kernel's answer, logged). The suite's kv
+# scenario fills nodes 0 and 1 this way while redis-server loads, so its
+# data is first-touched on node 2 as the other workloads' is.
+h2h_node_hugepages() {
+  hp=/sys/devices/system/node/node$1/hugepages/hugepages-2048kB/nr_hugepages
+  knob_set "$hp" "$2"
+  h2h_log "node$1_hugepages $(cat "$hp") (asked $2), MemFree kB $(awk '/MemFree/ { print $4 }' /sys/devices/system/node/node"$1"/meminfo)"
 }
 
 # The all-fast contender's placement (H2H_CONTENDER=all-fast): the workload
@@ -400,11 +426,12 @@ h2h_go() {
   touch $H2H_GO
 }
 
-# h2h_wait_final NAME LIMIT_S: wait for NAME's final census line.
+# h2h_wait_final NAME LIMIT_S [FILE]: wait for NAME's final line in FILE
+# (default NAME.census.jsonl: hotset's census).
 h2h_wait_final() {
   i=0
-  until grep -q '"final":true' "$1.census.jsonl" 2>/dev/null; do
-    i=$((i + 1)); [ $i -lt $(($2 * 10)) ] || { echo "$1: no final census" >&2; return 1; }
+  until grep -q '"final":true' "${3:-$1.census.jsonl}" 2>/dev/null; do
+    i=$((i + 1)); [ $i -lt $(($2 * 10)) ] || { echo "$1: no final line in ${3:-$1.census.jsonl}" >&2; return 1; }
     sleep 0.1
   done
 }
@@ -421,19 +448,36 @@ h2h_wait_exit() {
 # census, contender off, hotset verifies and exits.
 h2h_run() {
   R=$1 c=$2 secs=$3; shift 3
+  h2h_run_with h2h_hotset hotset "$R.census.jsonl" "$c" "$secs" "$@"
+}
+
+# h2h_run_suite R CONTENDER SECONDS PROGRAM ARGS...: the same for a program
+# of the workload suite, measured by its own report (R.report.jsonl).
+h2h_run_suite() {
+  R=$1 c=$2 secs=$3 prog=$4; shift 4
+  h2h_run_with h2h_suite "$prog" "$R.report.jsonl" "$c" "$secs" "$@"
+}
+
+# h2h_run_with STARTER PROGRAM FINAL_FILE CONTENDER SECONDS ARGS... (R set):
+# what h2h_run and h2h_run_suite share.
+h2h_run_with() {
+  starter=$1 prog=$2 final=$3 c=$4 secs=$5; shift 5
   echo "$secs" >"$R.seconds"
   rm -f $H2H_GO
-  h2h_hotset "$R" hotset "$@" --duration "$secs" || return 1
+  "$starter" "$R" "$prog" "$@" --duration "$secs" || return 1
   pid=$HS_PID
+  # A scenario's step between the workload's ready line and the contender
+  # (h2h_kv: the load's ballast lifted).
+  if [ -n "${H2H_AFTER_READY:-}" ]; then "$H2H_AFTER_READY" || { kill "$pid"; return 1; }; fi
   cp /proc/vmstat "$R.vmstat.before"
   h2h_contender_start "$c" || { kill "$pid"; return 1; }
   h2h_go
-  h2h_wait_final "$R" $((secs + 120))
+  h2h_wait_final "$R" $((secs + 120)) "$final"
   cp /proc/vmstat "$R.vmstat.after"
   h2h_contender_stop "$c"
   h2h_wait_exit "$pid" "$R"
   tlb_tick_stop
-  echo "$R: contender $c, hotset exit $(cat "$R.rc")"
+  echo "$R: contender $c, $prog exit $(cat "$R.rc")"
 }
 
 # h2h_kdamonds_at_boot: is a kdamond already there? (the build machine's VM

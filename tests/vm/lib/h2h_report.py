@@ -8,8 +8,9 @@ directly is one boot of the older layout), prints a Markdown table, and with
 in FILE with the command, the dates and that table (numa: no suffix).
 
 Per workload and contender, over the boots that passed: the workload's own
-throughput (hotset's accesses/s over its run) relative to the median of the
-workload's all-fast boots, as median and min-max; the median accesses/s;
+throughput (hotset's accesses/s, a suite program's ops/s in its own unit)
+relative to the median of the workload's all-fast boots, as median and
+min-max; the median ops/s; p99 latency where the workload has requests;
 the share of accesses served by the fast node over the oracle's at 10, 30,
 60 s and the mean share (medians); bytes migrated (pgmigrate_success) and
 the workload's ping-pong pages (medians). Workload C's row is the online
@@ -26,7 +27,11 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import h2hcheck  # noqa: E402
 
-WORKLOADS = {"a": ["a"], "b": ["b"], "c": ["c_online", "c_offline"]}
+WORKLOADS = {"a": ["a"], "b": ["b"], "c": ["c_online", "c_offline"], "gups": ["gups"],
+             "graph": ["graph"], "kv": ["kv"], "scan": ["scan"]}
+# What one operation is, per workload (hotset's accesses; the suite's own unit).
+UNITS = {"a": "accesses", "b": "accesses", "c": "accesses", "gups": "updates", "graph": "edges",
+         "kv": "requests", "scan": "hot accesses"}
 CONTENDERS = ["all-fast", "none", "kernel", "damon", "damon-autotune", "tierd-balanced",
               "tierd-tpp"]
 REFERENCE = "all-fast"
@@ -116,10 +121,12 @@ def row(workload, contender, kept, reference):
         if firsts:
             notes.append("first to lose fast pages: " + ", ".join(firsts))
     moved = [r["moved_bytes"] / 2**20 if r["moved_bytes"] is not None else None for r in main]
-    return "| %s | %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+    p99 = [r.get("p99_us") for r in main]
+    return "| %s | %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
         workload.upper() + (" (online)" if workload == "c" else ""), contender, len(ok), len(kept),
         spread(rel, "%.2f") if ref else "- (no all-fast)",
-        spread([t / 1e3 if t else None for t in thr], "%.0f"),
+        spread([t / 1e3 if t else None for t in thr], "%.0f") + " " + UNITS[workload],
+        spread(p99, "%.0f") if any(v is not None for v in p99) else "-",
         spread([mark_relative(r, 10) for r in main], "%.2f"),
         spread([mark_relative(r, 30) for r in main], "%.2f"),
         spread([mark_relative(r, 60) for r in main], "%.2f"),
@@ -131,9 +138,9 @@ def row(workload, contender, kept, reference):
 
 def table(results):
     lines = [
-        "| workload | contender | boots passed | throughput / all-fast | k accesses/s "
+        "| workload | contender | boots passed | throughput / all-fast | k ops/s | p99 µs "
         "| share/oracle 10 s | 30 s | 60 s | mean share | migrated MiB | ping-pong pages | notes |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     dates, commits = set(), set()
     for w in WORKLOADS:
         cells = {}

@@ -1,7 +1,8 @@
 """The head-to-head's figures (scenarios h2h_*, scripts/bench-placement.sh),
 read from what guest/h2h.sh leaves in a scenario's folder for a run prefix
-R: hotset's census lines (R.census.jsonl), its ready/exit lines (R.out,
-R.rc), /proc/vmstat at the start and at the final census, the contender's
+R: hotset's census lines (R.census.jsonl) or a suite program's report
+(R.report.jsonl: workloads/suite/report.hpp), the ready/exit lines (R.out,
+R.rc), /proc/vmstat at the start and at the final line, the contender's
 name. Used by the checks and, as a program, by the benchmark's report:
 
   h2hcheck.py summary DIR PREFIX   one JSON object: the run's figures
@@ -60,20 +61,33 @@ def at_mark(census, mark):
     return best
 
 
-def summary(folder, prefix):
-    """Figures of one workload run: {"contender", "rc", "verified", ...,
-    "marks": {"10": {"share", "oracle", "relative"}, ...}, "moved_bytes", ...}."""
-    p = os.path.join(folder, prefix)
-    census = json_lines(_read(p + ".census.jsonl"))
-    lines = json_lines(_read(p + ".out"))
-    ready = next((d for d in lines if d.get("ready") is True), None)
-    done = next((d for d in lines if "accesses" in d), None)
+def _common(p, prefix):
+    """What every run has: contender, exit status, vmstat at both ends."""
     before, after = vmstat(_read(p + ".vmstat.before")), vmstat(_read(p + ".vmstat.after"))
     rc = _read(p + ".rc").strip()
     s = {
         "prefix": prefix,
         "contender": _read(p + ".contender").strip() or None,
         "rc": int(rc) if rc.lstrip("-").isdigit() else None,
+        "vmstat": {k: after[k] - before[k] for k in VMSTAT_KEYS if k in before and k in after},
+    }
+    s["moved_bytes"] = s["vmstat"].get("pgmigrate_success", 0) * PAGE if s["vmstat"] else None
+    return s
+
+
+def summary(folder, prefix):
+    """Figures of one workload run: {"contender", "rc", "verified", ...,
+    "marks": {"10": {"share", "oracle", "relative"}, ...}, "moved_bytes", ...};
+    for a suite program (R.report.jsonl) suite_summary's."""
+    p = os.path.join(folder, prefix)
+    if os.path.exists(p + ".report.jsonl"):
+        return suite_summary(folder, prefix)
+    census = json_lines(_read(p + ".census.jsonl"))
+    lines = json_lines(_read(p + ".out"))
+    ready = next((d for d in lines if d.get("ready") is True), None)
+    done = next((d for d in lines if "accesses" in d), None)
+    s = _common(p, prefix)
+    s.update({
         "verified": (done or {}).get("verified"),
         "accesses_per_s": (done or {}).get("accesses_per_s"),
         "seconds": (done or {}).get("seconds"),
@@ -81,10 +95,8 @@ def summary(folder, prefix):
         "census_lines": len(census),
         "census_query_s_max": max((c.get("query_s", 0) for c in census), default=None),
         "final": census[-1] if census and census[-1].get("final") else None,
-        "vmstat": {k: after[k] - before[k] for k in VMSTAT_KEYS if k in before and k in after},
         "marks": {},
-    }
-    s["moved_bytes"] = s["vmstat"].get("pgmigrate_success", 0) * PAGE if s["vmstat"] else None
+    })
     for mark in MARKS:
         line = at_mark(census, mark)
         if line is None:
@@ -102,6 +114,67 @@ def summary(folder, prefix):
     s["first_demoted_t_s"] = first_demoted.get("t_s") if first_demoted else None
     s["mean_share"] = (sum(c.get("share", 0) for c in census) / len(census)) if census else None
     return s
+
+
+def suite_summary(folder, prefix):
+    """Figures of a suite program's run (tier-gups, tier-graph, tier-kv): its
+    final line's throughput (ops/s in its own unit, as "accesses_per_s" so the
+    table reads every workload alike), p50/p99 where it has requests, its
+    verification (verified = nothing bad), the interval lines."""
+    p = os.path.join(folder, prefix)
+    lines = json_lines(_read(p + ".report.jsonl"))
+    final = lines[-1] if lines and lines[-1].get("final") else None
+    s = _common(p, prefix)
+    f = final or {}
+    s.update({
+        "workload": f.get("workload"),
+        "unit": f.get("unit"),
+        "final": final,
+        "verified": (f.get("bad") == 0 and f.get("verified", 0) > 0) if final else None,
+        "bad": f.get("bad"),
+        "accesses_per_s": f.get("ops_per_s"),
+        "seconds": f.get("seconds"),
+        "p50_us": f.get("p50_us"),
+        "p99_us": f.get("p99_us"),
+        "intervals": len([ln for ln in lines if not ln.get("final")]),
+        "nodes": f.get("nodes"),
+        "marks": {},
+        "mean_share": None,
+        "end_share": None,
+        "end_moved_pages": None,
+        "end_pingpong_pages": None,
+        "census_query_s_max": None,
+        "first_demoted_mono_s": None,
+    })
+    return s
+
+
+def check_suite_run(c, prefix, seconds):
+    """A suite program's run: exit 0, a final line with every byte verified
+    (bad 0), an interval line about every second (report-ms 1000: at least a
+    third of them, since a loaded guest's timer may lag), vmstat at both ends."""
+    s = suite_summary(c.dir, prefix)
+    c.eq("%s: exit status" % prefix, s["rc"], 0)
+    if s["final"] is None:
+        c.fail("%s: no final line in %s.report.jsonl" % (prefix, prefix))
+    else:
+        c.eq("%s: bad data at exit" % prefix, s["bad"], 0)
+        if not s["final"].get("verified"):
+            c.fail("%s: nothing verified: %s" % (prefix, s["final"]))
+    want = max(2, seconds // 3)
+    if s["intervals"] < want:
+        c.fail("%s: %d interval lines, want >= %d over %d s" % (prefix, s["intervals"], want, seconds))
+    if not s["vmstat"]:
+        c.fail("%s: no /proc/vmstat at both ends" % prefix)
+    return s
+
+
+def describe_suite(s):
+    lat = "" if s["p99_us"] is None else ", p50 %.1f us, p99 %.1f us" % (s["p50_us"], s["p99_us"])
+    return ("%s: %s %.0f %s/s%s; migrated %s MiB (pgpromote %s, pgdemote_kswapd %s); nodes at end %s"
+            % (s["contender"], s["workload"], s["accesses_per_s"] or 0, s["unit"], lat,
+               None if s["moved_bytes"] is None else round(s["moved_bytes"] / 2**20, 1),
+               s["vmstat"].get("pgpromote_success"), s["vmstat"].get("pgdemote_kswapd"), s["nodes"]))
 
 
 def check_run(c, prefix, seconds=None):
@@ -141,13 +214,17 @@ def describe(s):
 
 
 def bench_check(name, prefixes):
-    """The check of a benchmark scenario (h2h_a/b/c): the runs happened and
-    were measured; the figures are printed, not judged (the benchmark's
-    report compares contenders)."""
+    """The check of a benchmark scenario (h2h_a/b/c, and the suite's h2h_gups,
+    h2h_graph, h2h_kv): the runs happened and were measured; the figures are
+    printed, not judged (the benchmark's report compares contenders)."""
     import vmcheck
     c = vmcheck.Check(name)
     c.eq("exit status", c.rc(), 0)
     for prefix in prefixes:
+        if os.path.exists(os.path.join(c.dir, prefix + ".report.jsonl")):
+            text = _read(os.path.join(c.dir, prefix + ".seconds")).strip()
+            c.note(describe_suite(check_suite_run(c, prefix, int(text) if text.isdigit() else 60)))
+            continue
         s = check_run(c, prefix)
         c.note(describe(s))
     log = _read(os.path.join(c.dir, "h2h.log"))

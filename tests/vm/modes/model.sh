@@ -15,6 +15,9 @@ MODE_QEMU=qemu10
 MODE_TOPOLOGY=numa4
 MODE_TCG_THREAD=multi
 MODE_PLUGIN=tiermodel
+# The head-to-head's key-value workload (scenarios/h2h_kv.sh) serves from
+# Debian's redis-server (scripts/install-deps.sh installs it).
+MODE_TOOLS="redis-server"
 # nohz=off: a periodic tick on every vCPU. Under multi-threaded TCG one boot
 # in about a dozen lost vCPU 3 in idle from the 5th second on (its timer
 # never fired: "rcu_preempt kthread starved ... ->cpu=3", the CPU halted but

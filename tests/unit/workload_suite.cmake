@@ -1,0 +1,8 @@
+# The workload suite's shared part (workloads/suite/): latency histogram,
+# shared flags, report lines, placement; and each suite program's own tests.
+tier_unit_test(workload_suite_test unit/workload_suite_test.cpp)
+target_link_libraries(workload_suite_test PRIVATE tier_workload_suite)
+include(${CMAKE_CURRENT_LIST_DIR}/gups.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/hotset_scan.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/graph.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/kv.cmake)
