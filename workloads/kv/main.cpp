@@ -38,14 +38,6 @@ void complain(const std::string& what) {
   std::fprintf(stderr, "tier-kv: %s\n", what.c_str());
 }
 
-// A worker that failed ends the measured part at once: RunControl::run
-// stops on SIGTERM, which every thread blocks and only run() takes, so a
-// process-directed SIGTERM is how a worker says "stop" (it is taken by
-// run() or, once run() is over, never delivered).
-void end_run_early() {
-  kill(getpid(), SIGTERM);
-}
-
 // Each connection in its own thread, pinned by --cpus; `body(i)` returns an
 // error message or "".
 template <class Body>
@@ -140,7 +132,7 @@ int main(int argc, char** argv) {
   std::thread runner([&] {
     run_errors = in_parallel(o, [&](unsigned i) -> std::string {
       workers[i]->run(*connections[i], control.stopping());
-      if (!workers[i]->error().empty()) end_run_early();
+      if (!workers[i]->error().empty()) suite::RunControl::stop();
       return workers[i]->error();
     });
   });

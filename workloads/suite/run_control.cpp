@@ -59,6 +59,10 @@ bool RunControl::wait_start(const SuiteOptions& o) {
   return true;
 }
 
+void RunControl::stop() {
+  kill(getpid(), SIGTERM);
+}
+
 double RunControl::run(const SuiteOptions& o, const std::function<void(double)>& tick) {
   const double start = monotonic_s();
   const double end = o.duration_s > 0 ? start + o.duration_s : INFINITY;

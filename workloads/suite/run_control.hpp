@@ -34,6 +34,11 @@ class RunControl {
   /// stopping() every few thousand operations.
   double run(const SuiteOptions& o, const std::function<void(double)>& tick);
   const std::atomic<bool>& stopping() const { return stopping_; }
+  /// Ends the measured part early, from any thread (a worker that lost its
+  /// peer): a process-directed SIGTERM, which every thread blocks and only
+  /// run() or wait_start() take, so they return at once; sent after run()
+  /// it stays pending and is never delivered.
+  static void stop();
 
  private:
   sigset_t signals_;

@@ -287,6 +287,16 @@ h2h_tierd_stop() {
   TIERD=
 }
 
+# h2h_placing: the kernel's balancing and demotion off (the "none" knobs)
+# while the workloads are placed, so every contender starts from the same
+# placement: the guest boots with numa_balancing=1, which moved 15 044 of
+# tier-graph's CSR pages from node 2 to its builder threads' node 1 before
+# the contender was on.
+h2h_placing() {
+  knob_set $NBAL 0
+  knob_set $DEMOTE false
+}
+
 # h2h_contender_start NAME: switch the contender on (run prefix R set).
 h2h_contender_start() {
   echo "$1" >"$R.contender"
@@ -464,6 +474,7 @@ h2h_run_with() {
   starter=$1 prog=$2 final=$3 c=$4 secs=$5; shift 5
   echo "$secs" >"$R.seconds"
   rm -f $H2H_GO
+  h2h_placing
   "$starter" "$R" "$prog" "$@" --duration "$secs" || return 1
   pid=$HS_PID
   # A scenario's step between the workload's ready line and the contender

@@ -23,6 +23,7 @@ rm -f "$H2H_GO"
 echo "$secs" >c_online.seconds
 echo "$secs" >c_offline.seconds
 cp /opt/tier/bin/hotset /tmp/hotset-offline
+h2h_placing
 h2h_hotset c_online hotset --size 512M --hot 128M --dist zipf:0.99 --node "$(h2h_node 2)" \
   --policy first-touch --cpus "$(h2h_cpus 0)" --threads 1 --fast-nodes "$(h2h_fast 0)" \
   --duration "$secs" || exit 1
