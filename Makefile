@@ -110,8 +110,9 @@ clean:
 	rm -rf $(BUILD)
 
 # The head-to-head of placement contenders under the latency model on the
-# newest kernel: fresh QEMU boots, 3 per contender x workload (7 x 3 x 3 = 63
-# boots, see docs/benchmarks.md for the time); writes its table into
+# newest kernel: fresh QEMU boots, 3 per contender x workload (7 contenders x
+# 7 workloads x 3 = 147 boots of 2-10 minutes each, h2h_kv the longest: see
+# docs/benchmarks.md; --workloads a,b,c for the first 63); writes its table into
 # docs/benchmarks.md. The flat machine's shares: BENCH_ARGS="--mode numa".
 #   make bench-placement BENCH_ARGS="--contenders all-fast,kernel --workloads a --boots 2"
 BENCH_ARGS ?=
