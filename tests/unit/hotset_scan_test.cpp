@@ -154,33 +154,38 @@ TEST(HotsetScanWorkers, MoreThreadsThanPages) {
   expect_whole_passes(4, 3);  // one thread's share is empty
 }
 
-TEST(HotsetScanWorkers, NoScanBeforeTheFirstPeriod) {
+// What two threads on a fresh 16-page buffer counted in 20 ms with
+// --scan-every `scan_every` (0: no option), and the buffer's bad pages.
+struct BriefRun {
+  std::uint64_t scans = 0, scanned_bytes = 0, scan_ns = 0;
+  std::size_t bad_pages = 0;
+};
+BriefRun run_briefly(double scan_every) {
   Buffer b(16);
-  ASSERT_NE(b.base(), nullptr);
-  Options o = small_run(b, 2, 3600);
+  EXPECT_NE(b.base(), nullptr);
+  Options o = small_run(b, 2, scan_every);
   Layout layout(reinterpret_cast<std::uintptr_t>(b.base()), o);
   std::atomic<unsigned> phase{0};
   Workers w(b.base(), o, layout, phase);
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   w.stop();
-  EXPECT_EQ(w.counters().scans.load(), 0u);
-  EXPECT_EQ(w.counters().scanned_bytes.load(), 0u);
-  EXPECT_EQ(b.bad_pages(), 0u);
+  return {w.counters().scans.load(), w.counters().scanned_bytes.load(), w.counters().scan_ns.load(),
+          b.bad_pages()};
+}
+
+TEST(HotsetScanWorkers, NoScanBeforeTheFirstPeriod) {
+  const BriefRun r = run_briefly(3600);
+  EXPECT_EQ(r.scans, 0u);
+  EXPECT_EQ(r.scanned_bytes, 0u);
+  EXPECT_EQ(r.bad_pages, 0u);
 }
 
 TEST(HotsetScanWorkers, WithoutTheOptionNothingIsScanned) {
-  Buffer b(16);
-  ASSERT_NE(b.base(), nullptr);
-  Options o = small_run(b, 2, 0);
-  Layout layout(reinterpret_cast<std::uintptr_t>(b.base()), o);
-  std::atomic<unsigned> phase{0};
-  Workers w(b.base(), o, layout, phase);
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  w.stop();
-  EXPECT_EQ(w.counters().scans.load(), 0u);
-  EXPECT_EQ(w.counters().scanned_bytes.load(), 0u);
-  EXPECT_EQ(w.counters().scan_ns.load(), 0u);
-  EXPECT_EQ(b.bad_pages(), 0u);
+  const BriefRun r = run_briefly(0);
+  EXPECT_EQ(r.scans, 0u);
+  EXPECT_EQ(r.scanned_bytes, 0u);
+  EXPECT_EQ(r.scan_ns, 0u);
+  EXPECT_EQ(r.bad_pages, 0u);
 }
 
 // The verification the scans share the buffer with still sees a bad byte.
