@@ -1,7 +1,6 @@
 #include "options.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <stdexcept>
 #include <string_view>
 
@@ -11,7 +10,6 @@ namespace tier_workloads::gups {
 namespace {
 
 namespace values = tier::values;
-using std::chrono::milliseconds;
 
 constexpr std::uint64_t kPage = 4096;
 constexpr std::uint64_t kMaxSize = std::uint64_t{1} << 40;  // 1T
@@ -82,9 +80,7 @@ Options parse_options(const std::vector<std::string>& args) {
     } else if (flag == "--hot-fraction") {
       o.hot_fraction = values::parse_ratio(flag, value);
     } else if (flag == "--phase-shift") {
-      const auto d = values::parse_duration(flag, value, milliseconds(10), milliseconds(86'400'000),
-                                            milliseconds(1000));
-      o.phase_shift_s = static_cast<double>(d.count()) / 1000.0;
+      o.phase_shift_s = parse_seconds(flag, value, 10, 86'400'000);
     } else {
       throw std::invalid_argument("unknown flag '" + std::string(flag) + "'");
     }

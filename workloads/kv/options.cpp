@@ -1,6 +1,5 @@
 #include "options.hpp"
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
@@ -11,7 +10,6 @@
 namespace tier_kv {
 
 namespace values = tier::values;
-using std::chrono::milliseconds;
 
 namespace {
 
@@ -95,11 +93,7 @@ bool parse_own_flag(std::string_view flag, std::string_view value, Options& o) {
   } else if (flag == "--pipeline") {
     o.pipeline = static_cast<unsigned>(values::parse_count(flag, value, 1, 1024));
   } else if (flag == "--timeout") {
-    o.timeout_s =
-        static_cast<double>(values::parse_duration(flag, value, milliseconds(100),
-                                                   milliseconds(3'600'000), milliseconds(1000))
-                                .count()) /
-        1000.0;
+    o.timeout_s = tier_workloads::parse_seconds(flag, value, 100, 3'600'000);
   } else {
     return false;
   }

@@ -56,6 +56,12 @@ tier::CpuList machine_cpus() {
   return from_bitmask(numa_all_cpus_ptr);
 }
 
+double parse_seconds(std::string_view flag, std::string_view value, long min_ms, long max_ms) {
+  const auto d = values::parse_duration(flag, value, milliseconds(min_ms), milliseconds(max_ms),
+                                        milliseconds(1000));
+  return static_cast<double>(d.count()) / 1000.0;
+}
+
 bool parse_suite_flag(std::string_view flag, std::string_view value, SuiteOptions& o) {
   if (flag == "--node") {
     o.node = static_cast<int>(values::parse_id(flag, value, values::IdKind::node, machine_nodes()));
@@ -66,11 +72,7 @@ bool parse_suite_flag(std::string_view flag, std::string_view value, SuiteOption
   } else if (flag == "--threads") {
     o.threads = static_cast<unsigned>(values::parse_count(flag, value, 1, 256));
   } else if (flag == "--duration") {
-    o.duration_s =
-        static_cast<double>(values::parse_duration(flag, value, milliseconds(1),
-                                                   milliseconds(86'400'000), milliseconds(1000))
-                                .count()) /
-        1000.0;
+    o.duration_s = parse_seconds(flag, value, 1, 86'400'000);
   } else if (flag == "--start-file" || flag == "--ready-file" || flag == "--report") {
     if (value.empty())
       throw values::ValueError(std::string(flag), "", "expected a file, got nothing");

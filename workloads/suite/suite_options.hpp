@@ -45,6 +45,10 @@ extern const char* const kSuiteUsage;
 /// 9 on this machine (nodes: 0-3)").
 bool parse_suite_flag(std::string_view flag, std::string_view value, SuiteOptions& o);
 
+/// A duration flag in seconds: tier's duration grammar ("30s", "500ms",
+/// bare digits are seconds) from `min_ms` to `max_ms` milliseconds.
+double parse_seconds(std::string_view flag, std::string_view value, long min_ms, long max_ms);
+
 /// The NUMA nodes with memory and the CPUs this machine has (libnuma).
 tier::CpuList machine_nodes();
 tier::CpuList machine_cpus();
