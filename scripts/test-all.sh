@@ -25,7 +25,9 @@
 # Every step runs even when an earlier one failed, so one CI run shows every
 # failure; the end prints each step's result and time. The background
 # steps' output goes to ASAN_BUILD/build.log and BUILD/vm-fetch.log
-# (the last 60 lines are printed when one fails).
+# (the last 60 lines are printed when one fails); the emulated machine's
+# reports are also kept in BUILD/vmtest.log and BUILD/vmtest-model.log, and
+# their FAIL lines are repeated after the summary, at the very end.
 # Exit status: 0 when every step passed, 1 otherwise, 2 bad usage.
 set -uo pipefail
 
@@ -36,20 +38,40 @@ set -uo pipefail
 MAKE_CMD=("$1" --no-print-directory -C "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)")
 FETCH_LOG=$(realpath -m "$2")/vm-fetch.log
 ASAN_LOG=$(realpath -m "$3")/build.log
+VM_LOG=$(realpath -m "$2")/vmtest.log MODEL_LOG=$(realpath -m "$2")/vmtest-model.log
 
 START=$SECONDS SUMMARY=() FAILED=0
-# step TARGET WHAT: runs make TARGET in the foreground, records its outcome.
+# step TARGET WHAT [LOG]: runs make TARGET in the foreground, records its
+# outcome. With LOG its output is also kept there, and when it fails its
+# emulated-machine FAIL lines (with their indented details) join the summary:
+# CI shows only the end of the output, which must name what failed.
+FAILED_SCENARIOS=()
 step() {
-  local target=$1 what=$2 t0=$SECONDS rc
+  local target=$1 what=$2 log=${3:-} t0=$SECONDS rc
   echo "== test-all: $what (make $target)"
-  "${MAKE_CMD[@]}" "$target"
-  rc=$?
+  if [[ -n $log ]]; then
+    mkdir -p "$(dirname "$log")"
+    "${MAKE_CMD[@]}" "$target" 2>&1 | tee "$log"
+    rc=${PIPESTATUS[0]}
+  else
+    "${MAKE_CMD[@]}" "$target"
+    rc=$?
+  fi
   if [[ $rc -eq 0 ]]; then
     SUMMARY+=("$what: ok ($((SECONDS - t0)) s)")
   else
     SUMMARY+=("$what: FAILED, exit $rc ($((SECONDS - t0)) s)")
     FAILED=1
+    [[ -z $log ]] || mapfile -t -O "${#FAILED_SCENARIOS[@]}" FAILED_SCENARIOS < <(failed_scenarios "$log")
   fi
+}
+
+# failed_scenarios LOG: the FAIL lines of tests/vm/run.sh's report in LOG and
+# the detail lines indented under each, at most 12 of those per failure.
+failed_scenarios() {
+  awk '/^FAIL /    { keep = 1; n = 0; print; next }
+       /^    / && keep { if (++n <= 12) print; next }
+                 { keep = 0 }' "$1"
 }
 
 # background NICE LOG TARGET: starts make TARGET in the background at nice
@@ -102,13 +124,17 @@ ASAN_PID=$BG_PID
 step unit-tests "unit tests (release)"
 # A failed download is also seen by vmtest-run, which fetches what is missing.
 joined "$FETCH_PID" "$FETCH_T0" "the emulated machine's downloads" "$FETCH_LOG" || true
-step vmtest-run "emulated machine scenarios"
+step vmtest-run "emulated machine scenarios" "$VM_LOG"
 
 ASAN_OK=0
 joined "$ASAN_PID" "$ASAN_T0" "ASan+UBSan build" "$ASAN_LOG" || ASAN_OK=1
-step vmtest-model "latency model fidelity, alone on the host"
+step vmtest-model "latency model fidelity, alone on the host" "$MODEL_LOG"
 [[ $ASAN_OK != 0 ]] || step asan-tests "unit tests (ASan+UBSan)"
 
 echo "== test-all: $((SECONDS - START)) s in all"
 printf '  %s\n' "${SUMMARY[@]}"
+if [[ ${#FAILED_SCENARIOS[@]} -gt 0 ]]; then
+  echo "== test-all: the emulated machine's failures (whole reports: $VM_LOG, $MODEL_LOG)"
+  printf '  %s\n' "${FAILED_SCENARIOS[@]}"
+fi
 exit $FAILED
