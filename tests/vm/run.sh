@@ -144,11 +144,15 @@ qemu_command() {
   fi
   QEMU=("${QEMU_BIN[@]}")
   # tb-size: the default 1 GiB translation cache doubles QEMU's RSS.
-  # thread: a mode may ask for single-threaded TCG (MODE_TCG_THREAD=single);
-  # see modes/numa.sh for why the heat scenarios need it.
+  # thread: single-threaded TCG unless a mode asks for multi
+  # (MODE_TCG_THREAD=multi: the latency model, modes/model.sh). Under
+  # multi-threaded TCG a vCPU can run half-patched kernel text after an eBPF
+  # or perf probe attaches ("Oops: int3": modes/numa.sh, modes/systemd.sh),
+  # and a boot once stopped in a PCI probe (modes/cxl.sh); every mode's
+  # `tierctl doctor` attaches such probes.
   # shellcheck disable=SC2054 # commas belong to QEMU option values
   QEMU+=(-nodefaults -display none -no-reboot
-         -accel "tcg,tb-size=256,thread=${MODE_TCG_THREAD:-multi}"
+         -accel "tcg,tb-size=256,thread=${MODE_TCG_THREAD:-single}"
          -kernel "$kdir/vmlinuz" -initrd "$rundir/initramfs.cpio"
          -append "console=ttyS0 rdinit=/init panic=-1 $MODE_CMDLINE"
          -serial "file:$rundir/console.log" -serial "file:$rundir/results.log")
