@@ -203,6 +203,37 @@ TEST(SimGenerators, PhasesMoveTheHotSetEveryPEpochsAndCycle) {
                std::invalid_argument);
 }
 
+TEST(SimGenerators, ScansSpreadTheirShareOverEveryPageEveryEthEpoch) {
+  const Trace trace = scan_trace(shape(1000, 12, 20000), {100, 0.9, 300}, {4, 0.6});
+  ASSERT_NO_THROW(validate(trace));
+  const auto p_of = [&](std::size_t e, std::uint64_t page) {
+    for (const PageRun& r : trace.epochs[e].truth->runs) {
+      if (page >= r.first && page < r.first + r.count) return r.p;
+    }
+    return -1.0;
+  };
+  for (std::size_t e = 0; e < 12; ++e) {
+    const bool scan = (e + 1) % 4 == 0;
+    EXPECT_EQ(trace.epochs[e].truth, trace.epochs[scan ? 3 : 0].truth) << e;
+    // Hot page 300, cold page 0: between scans 0.9/100 and 0.1/900; in a
+    // scan epoch 0.4 of that plus 0.6/1000 on every page.
+    const double hot = 0.9 / 100, cold = 0.1 / 900;
+    EXPECT_NEAR(p_of(e, 300), scan ? 0.4 * hot + 0.6 / 1000 : hot, 1e-12) << e;
+    EXPECT_NEAR(p_of(e, 0), scan ? 0.4 * cold + 0.6 / 1000 : cold, 1e-12) << e;
+    EXPECT_NEAR(trace.epochs[e].truth->total(), 1.0, 1e-12) << e;
+  }
+  // The samples follow: the hot set's share of a scan epoch's samples is
+  // 0.4 x 0.9 + 0.6 x 0.1 = 0.42.
+  std::size_t in_hot = 0;
+  for (const TraceSample& s : trace.epochs[3].samples) {
+    const auto page = *trace.page_of(0, s.addr);
+    in_hot += page >= 300 && page < 400;
+  }
+  EXPECT_NEAR(static_cast<double>(in_hot) / 20000.0, 0.42, 0.015);
+  EXPECT_THROW(scan_trace(shape(1000, 4, 10), {100, 0.9, 0}, {0, 0.5}), std::invalid_argument);
+  EXPECT_THROW(scan_trace(shape(1000, 4, 10), {100, 0.9, 0}, {4, 1.5}), std::invalid_argument);
+}
+
 TEST(SimGenerators, MixGrowsTheOfflineWorkloadLinearly) {
   Mix mix;
   mix.offline_pages = 2000;

@@ -251,6 +251,38 @@ Trace phase_trace(const TraceShape& shape, const HotSet& hot, const Phases& phas
   return trace;
 }
 
+Trace scan_trace(const TraceShape& shape, const HotSet& hot, const Scans& scans) {
+  check_shape(shape);
+  check_hot(shape, hot);
+  if (scans.every_epochs == 0) throw std::invalid_argument("scans need every_epochs > 0");
+  if (!(scans.share >= 0 && scans.share <= 1)) {
+    throw std::invalid_argument("scan share must be in [0, 1]");
+  }
+  Rng layout(shape.seed);
+  const std::uint64_t first = hot.first.value_or(layout.below(shape.pages - hot.pages + 1));
+  if (first + hot.pages > shape.pages) throw std::invalid_argument("hot set runs past the end");
+  std::ostringstream description;
+  description << describe("scan", shape) << " hot_pages=" << hot.pages
+              << " hot_fraction=" << hot.fraction << " hot_first=" << first
+              << " scan_every=" << scans.every_epochs << " scan_share=" << scans.share;
+  Trace trace = empty_trace(shape, description.str());
+  auto between = std::make_shared<Distribution>();
+  append_hot_set(between->runs, 0, shape.pages, first, hot.pages, hot.fraction, 1.0);
+  // A scan epoch: (1 - share) as between scans, plus share / pages on every
+  // page, which is a hot set of the same pages with this fraction.
+  const double pages = static_cast<double>(shape.pages);
+  const double scan_fraction =
+      (1 - scans.share) * hot.fraction + scans.share * static_cast<double>(hot.pages) / pages;
+  auto scanning = std::make_shared<Distribution>();
+  append_hot_set(scanning->runs, 0, shape.pages, first, hot.pages, scan_fraction, 1.0);
+  trace.epochs.resize(shape.epochs);
+  for (std::size_t e = 0; e < shape.epochs; ++e) {
+    trace.epochs[e].truth = (e + 1) % scans.every_epochs == 0 ? scanning : between;
+  }
+  draw_all(trace, shape.seed, shape.samples_per_epoch);
+  return trace;
+}
+
 Trace mix_trace(const TraceShape& shape, const HotSet& online_hot, const Mix& mix) {
   check_shape(shape);
   check_hot(shape, online_hot);

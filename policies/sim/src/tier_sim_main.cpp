@@ -77,6 +77,8 @@ struct Args {
   std::optional<std::uint64_t> offline_size;
   double online_share = 0.5;
   std::size_t grow_epochs = 30;
+  std::size_t scan_every = 10;
+  double scan_share = 0.5;
   double budget_mbps = 0;
   double epoch_s = 1;
   std::size_t ping_pong_window = 10;
@@ -89,7 +91,8 @@ struct Args {
 };
 
 bool is_generator(const std::string& trace) {
-  return trace == "uniform" || trace == "zipf" || trace == "phases" || trace == "mix";
+  return trace == "uniform" || trace == "zipf" || trace == "phases" || trace == "mix" ||
+         trace == "scan";
 }
 
 /// `args` with every flag of `flags` given on the command line parsed in.
@@ -138,6 +141,8 @@ void read_flags(const FlagTexts& flags, Args& a) {
   size("--offline-size", a.offline_size);
   ratio("--online-share", a.online_share);
   count("--grow-epochs", a.grow_epochs, 0);
+  count("--scan-every", a.scan_every, 1);
+  ratio("--scan-share", a.scan_share);
   if (const std::string* t = flags.get("--budget-mbps")) {
     a.budget_mbps = values::parse_decimal("--budget-mbps", *t, 0, 1'000'000);  // 0 = none
   }
@@ -220,6 +225,7 @@ tier::sim::Trace make_trace(const Args& a) {
     if (a.trace == "uniform") return tier::sim::uniform_trace(shape, hot);
     if (a.trace == "zipf") return tier::sim::zipf_trace(shape, a.theta);
     if (a.trace == "phases") return tier::sim::phase_trace(shape, hot, {a.phase_epochs, a.phases});
+    if (a.trace == "scan") return tier::sim::scan_trace(shape, hot, {a.scan_every, a.scan_share});
     tier::sim::Mix mix;
     mix.offline_pages = a.offline_size ? *a.offline_size / shape.page_bytes : shape.pages;
     mix.grow_epochs = a.grow_epochs;
@@ -266,6 +272,7 @@ int run(int argc, char** argv) {
       "           --fast-bytes 1G --epochs 60 --json\n"
       "  tier-sim --trace phases --phase-epochs 20 --phases 3 --write-trace /tmp/phases.trace\n"
       "  tier-sim --policy static --trace /tmp/phases.trace --fast-bytes 4G\n"
+      "  tier-sim --policy balanced --trace scan --size 16G --hot 2G --scan-every 10\n"
       "  tier-sim --trace mix --size 8G --offline-size 32G --grow-epochs 30 \\\n"
       "           --topology tests/fixtures/sysfs/2s-cxl-hmat\n\n"
       "Exit status: 0 ok, 1 the simulation failed, 2 bad arguments or an invalid trace.");
@@ -274,9 +281,10 @@ int run(int argc, char** argv) {
   app.add_option("--policy", a.policy, "Placement policy (" + policies + ")")
       ->capture_default_str();
   app.add_option("--param", a.params, "Policy parameter KEY=VALUE (repeatable)")->type_name("K=V");
-  app.add_option("--trace", a.trace,
-                 "uniform | zipf | phases | mix | a trace FILE (the generator options are then "
-                 "ignored)")
+  app.add_option(
+         "--trace", a.trace,
+         "uniform | zipf | phases | scan | mix | a trace FILE (the generator options are then "
+         "ignored)")
       ->capture_default_str();
   FlagTexts flags(app);
   flags.add("--pages", "Workload size in pages (generators)", "N");
@@ -296,6 +304,9 @@ int run(int argc, char** argv) {
   flags.add("--online-share", "mix: share of accesses by the online workload (default 0.5)",
             "0..1");
   flags.add("--grow-epochs", "mix: epochs until the offline job is full size (default 30)", "N");
+  flags.add("--scan-every", "scan: a full pass every N epochs (default 10)", "N");
+  flags.add("--scan-share",
+            "scan: share of a scan epoch's accesses that are the pass (default 0.5)", "0..1");
   flags.add("--budget-mbps", "Global migration budget, MB/s (default 0 = none)", "MBPS");
   flags.add("--epoch-s", "Seconds per epoch (default 1)", "S");
   flags.add("--ping-pong-window",

@@ -51,6 +51,17 @@ struct Phases {
 };
 Trace phase_trace(const TraceShape& shape, const HotSet& hot, const Phases& phases);
 
+/// A uniform hot set every epoch and, every `every_epochs` epochs (epochs
+/// every-1, 2*every-1, ...), a full pass over all of the workload's pages that
+/// takes `share` of that epoch's accesses, evenly: `hotset --scan-every`'s
+/// pattern (docs/workload-suite.md). A policy that promotes what one pass
+/// touched spends its migrations on data that is cold again the next epoch.
+struct Scans {
+  std::size_t every_epochs = 10;
+  double share = 0.5;  // of a scan epoch's accesses, in [0, 1]
+};
+Trace scan_trace(const TraceShape& shape, const HotSet& hot, const Scans& scans);
+
 /// Two workloads: an online service (pid shape.pid, shape.pages, a uniform hot
 /// set) and an offline job (pid shape.pid + 1, mapped 1 TiB above) whose
 /// footprint grows linearly from `offline_initial_pages` at epoch 0 to
