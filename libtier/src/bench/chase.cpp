@@ -49,21 +49,31 @@ double chase_ns(const NodeBuffer& buffer, std::size_t loads) {
   const std::size_t rounds = (loads + 7) / 8;
   // Thread CPU time, not wall time: on a shared machine a preempted chaser
   // would otherwise count other processes' time slices as memory latency.
+  // That clock can be as coarse as the scheduler tick: a guest whose TSC the
+  // kernel marked unstable (QEMU TCG guests, some VMs) advances it in steps
+  // of up to a tick, and a 10 ms pass then read 0 ns (tests/vm bench, kernel
+  // 6.12.95). So the chase goes on, whole passes at a time, until the clock
+  // shows kMinChaseSeconds: a 4 ms step is then at most 8 % of the figure.
   const double start = thread_cpu_seconds();
-  for (std::size_t i = 0; i < rounds; ++i) {
-    p = *reinterpret_cast<std::byte**>(p);
-    p = *reinterpret_cast<std::byte**>(p);
-    p = *reinterpret_cast<std::byte**>(p);
-    p = *reinterpret_cast<std::byte**>(p);
-    p = *reinterpret_cast<std::byte**>(p);
-    p = *reinterpret_cast<std::byte**>(p);
-    p = *reinterpret_cast<std::byte**>(p);
-    p = *reinterpret_cast<std::byte**>(p);
-  }
-  const double seconds = thread_cpu_seconds() - start;
+  double seconds = 0;
+  std::size_t done = 0;
+  do {
+    for (std::size_t i = 0; i < rounds; ++i) {
+      p = *reinterpret_cast<std::byte**>(p);
+      p = *reinterpret_cast<std::byte**>(p);
+      p = *reinterpret_cast<std::byte**>(p);
+      p = *reinterpret_cast<std::byte**>(p);
+      p = *reinterpret_cast<std::byte**>(p);
+      p = *reinterpret_cast<std::byte**>(p);
+      p = *reinterpret_cast<std::byte**>(p);
+      p = *reinterpret_cast<std::byte**>(p);
+    }
+    done += rounds * 8;
+    seconds = thread_cpu_seconds() - start;
+  } while (seconds < kMinChaseSeconds && done < kMaxChaseLoads);
   // Keeps the chain alive without a store in the loop.
   asm volatile("" : : "r"(p) : "memory");
-  return seconds * 1e9 / static_cast<double>(rounds * 8);
+  return seconds * 1e9 / static_cast<double>(done);
 }
 
 }  // namespace detail

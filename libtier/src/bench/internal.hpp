@@ -48,7 +48,14 @@ double thread_cpu_seconds();
 
 /// Builds the pointer-chase cycle in `buffer` (one pointer per cache line).
 void build_chase(NodeBuffer& buffer, std::uint64_t seed);
-/// Follows `loads` pointers from the start of the chain; returns ns per load.
+/// A chase pass lasts at least this much thread CPU time (chase.cpp: that
+/// clock can step by a whole scheduler tick), and stops at most after
+/// kMaxChaseLoads loads even if the clock shows less.
+inline constexpr double kMinChaseSeconds = 0.05;
+inline constexpr std::size_t kMaxChaseLoads = std::size_t{1} << 28;
+/// Follows at least `loads` pointers from the start of the chain, whole
+/// passes of `loads` until kMinChaseSeconds of thread CPU time have passed;
+/// returns ns per load.
 double chase_ns(const NodeBuffer& buffer, std::size_t loads);
 
 /// Bandwidth kernels over [begin, begin+bytes): return a value to keep reads alive.
