@@ -126,6 +126,15 @@ void append_hot_set(std::vector<PageRun>& runs, std::uint32_t workload, std::uin
   }
 }
 
+// The hot set's first page: HotSet::first, or a seeded random position (the
+// layout stream's first draw, made either way). Throws when it runs past the end.
+std::uint64_t hot_set_first(const TraceShape& shape, const HotSet& hot) {
+  Rng layout(shape.seed);
+  const std::uint64_t first = hot.first.value_or(layout.below(shape.pages - hot.pages + 1));
+  if (first + hot.pages > shape.pages) throw std::invalid_argument("hot set runs past the end");
+  return first;
+}
+
 void draw_all(Trace& trace, std::uint64_t seed, std::size_t samples_per_epoch) {
   Rng rng(seed ^ kSampleStream);
   for (TraceEpoch& epoch : trace.epochs) {
@@ -146,9 +155,7 @@ std::string describe(const char* what, const TraceShape& shape) {
 Trace uniform_trace(const TraceShape& shape, const HotSet& hot) {
   check_shape(shape);
   check_hot(shape, hot);
-  Rng layout(shape.seed);
-  const std::uint64_t first = hot.first.value_or(layout.below(shape.pages - hot.pages + 1));
-  if (first + hot.pages > shape.pages) throw std::invalid_argument("hot set runs past the end");
+  const std::uint64_t first = hot_set_first(shape, hot);
   std::ostringstream description;
   description << describe("uniform", shape) << " hot_pages=" << hot.pages
               << " hot_fraction=" << hot.fraction << " hot_first=" << first;
@@ -258,9 +265,7 @@ Trace scan_trace(const TraceShape& shape, const HotSet& hot, const Scans& scans)
   if (!(scans.share >= 0 && scans.share <= 1)) {
     throw std::invalid_argument("scan share must be in [0, 1]");
   }
-  Rng layout(shape.seed);
-  const std::uint64_t first = hot.first.value_or(layout.below(shape.pages - hot.pages + 1));
-  if (first + hot.pages > shape.pages) throw std::invalid_argument("hot set runs past the end");
+  const std::uint64_t first = hot_set_first(shape, hot);
   std::ostringstream description;
   description << describe("scan", shape) << " hot_pages=" << hot.pages
               << " hot_fraction=" << hot.fraction << " hot_first=" << first
@@ -292,9 +297,7 @@ Trace mix_trace(const TraceShape& shape, const HotSet& online_hot, const Mix& mi
   if (mix.offline_initial_pages > mix.offline_pages) {
     throw std::invalid_argument("the offline job starts larger than it grows");
   }
-  Rng layout(shape.seed);
-  const std::uint64_t first =
-      online_hot.first.value_or(layout.below(shape.pages - online_hot.pages + 1));
+  const std::uint64_t first = hot_set_first(shape, online_hot);
   std::ostringstream description;
   description << describe("mix", shape) << " hot_pages=" << online_hot.pages
               << " hot_fraction=" << online_hot.fraction << " hot_first=" << first
