@@ -2,6 +2,7 @@
 // enforce quotas, promote and exchange, and the move machinery they share.
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 
 #include "balanced_tick.hpp"
 
@@ -60,6 +61,25 @@ std::uint64_t chunks_covering(std::uint64_t need) {
   return (need + kChunk - 1) / kChunk * kChunk;
 }
 
+// The fewest samples a region's share of the background (data outside the
+// target set, sampled at `mean` samples per epoch for its size: a Poisson
+// count) reaches in under kNoiseOdds of epochs: more than that in one epoch
+// is the region's own. Two such epochs in a row (exchange_allowed) happen to
+// one of 1 000 background regions about once in 40 ticks. Exact up to a mean
+// of 50, the normal approximation above (2.58 standard deviations).
+constexpr double kNoiseOdds = 0.005;
+double beyond_noise(double mean) {
+  if (!(mean > 0)) return 1;
+  if (mean > 50) return std::ceil(mean + 2.58 * std::sqrt(mean));
+  double pmf = std::exp(-mean), below = 0;
+  double k = 0;
+  for (; below + pmf < 1 - kNoiseOdds; ++k) {
+    below += pmf;
+    pmf *= mean / (k + 1);
+  }
+  return k + 1;
+}
+
 }  // namespace
 
 // The minimum residency holds a region only while its heat is ambiguous:
@@ -73,6 +93,40 @@ bool Tick::clearly_hot(std::size_t i) const {
   const Candidate& c = carried_.all[i];
   return threshold_ > 0 && c.density >= settings_.residency_clear_ratio * threshold_ &&
          c.region->heat >= settings_.confirm_heat;
+}
+
+// An exchange costs two moves and evicts data the fast tier holds. It needs
+// evidence above sampling noise (exchange_min_heat), and then one of:
+//  - heat clearly above the threshold (clearly_hot): a phase change's new
+//    hot set moves at once;
+//  - confirm_heat while the target set is not contested: all the data with
+//    heat fits the fast tier, so the victims have none;
+//  - fresh evidence in two ticks in a row (fresh_evidence). Heat alone is
+//    not enough where the target set is contested: a single pass over cold
+//    data (a scan) leaves heat that outranks the fast tier's other cold data
+//    for a few epochs while it decays, and among equally cold data the
+//    luckiest samples rank first; both would swap cold data for cold.
+// The regions with fresh evidence are remembered for the next tick, as many
+// as a tick can move.
+bool Tick::exchange_allowed(std::size_t i) {
+  const Region& r = *carried_.all[i].region;
+  if (r.heat < settings_.exchange_min_heat) return false;
+  if (clearly_hot(i) || (!contested_ && r.heat >= settings_.confirm_heat)) return true;
+  if (!fresh_evidence(i)) return false;
+  const std::uint64_t key = block_key(r);
+  if (carried_.wanted.size() < per_tick_regions_) carried_.wanted.insert(key);
+  return carried_.wanted_before.contains(key);
+}
+
+// This epoch's samples alone rank the region in the target set (its decayed
+// heat is not asked), and they are more than its share of the background's
+// samples gives it by chance (beyond_noise).
+bool Tick::fresh_evidence(std::size_t i) const {
+  const Region& r = *carried_.all[i].region;
+  const double samples = static_cast<double>(r.accesses);
+  const double bytes = static_cast<double>(r.bytes());
+  return samples * heat_per_sample_ * kMiB / bytes >= threshold_ &&
+         samples >= beyond_noise(background_per_byte_ * bytes);
 }
 
 // Bytes the budgets leave for one more move of candidate i.
@@ -200,10 +254,7 @@ void Tick::promote() {
   promotions.reset(per_tick_regions_);
   // Each fast node walks its own victim order with its own cursor.
   std::vector<std::size_t> next_victim(max_node_ + 1, 0);
-  // An exchange on evidence under confirm_heat waits for a second tick
-  // that still wants it (sampling noise rarely repeats; a warm region
-  // does): the wanting ones are remembered for the next tick, as many as
-  // a tick can move.
+  // Exchanges that wait for a second tick (exchange_allowed).
   carried_.wanted_before.swap(carried_.wanted);
   carried_.wanted.clear();
   for (std::size_t k = 0; k < promotions.size(); ++k) {
@@ -239,17 +290,8 @@ void Tick::promote_one(std::size_t i, std::vector<std::size_t>& next_victim) {
   if (fast_nodes.empty()) return;  // no fast node it may use
   auto [to, room] = best_room(fast_nodes, want);
   // Not enough room: demote colder non-target data (the hysteresis is in
-  // the ranking above) to make it, half the budget each way. Swapping
-  // costs two moves: only on evidence above sampling noise.
-  if (room < want && c.region->heat >= settings_.exchange_min_heat &&
-      c.region->heat < settings_.confirm_heat) {
-    const std::uint64_t key = block_key(*c.region);
-    if (!carried_.wanted_before.contains(key)) {
-      if (carried_.wanted.size() < per_tick_regions_) carried_.wanted.insert(key);
-      if (room == 0) return;
-    }
-  }
-  if (room < want && c.region->heat >= settings_.exchange_min_heat) {
+  // the ranking above) to make it, half the budget each way.
+  if (room < want && exchange_allowed(i)) {
     want = std::min(want, budget_left(i) / 2);
     room = make_room(i, to, want, room, next_victim[to]);
   }

@@ -71,8 +71,9 @@ PolicyInfo balanced_policy_info() {
        {"exchange_min_heat", 6, 0, 1e9,
         "heat (decayed samples) a region needs before colder data is demoted for it"},
        {"confirm_heat", 8, 0, 1e9,
-        "under this heat an exchange waits for a second tick that still wants it, and the "
-        "minimum residency is not lifted"}},
+        "from this heat an exchange need not wait for a second tick of fresh evidence (for a "
+        "region residency_clear_ratio x the threshold, or while all data with heat fits), and "
+        "the minimum residency may be lifted"}},
       [](const Params& p) -> std::unique_ptr<Policy> {
         return std::make_unique<BalancedPolicy>(Settings{
             p.at("budget_mbps"), p.at("burst_s"), p.at("low_free_pct"), p.at("high_free_pct"),

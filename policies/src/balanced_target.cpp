@@ -162,6 +162,14 @@ void Tick::choose_target_set() {
   } else {
     select_in_order();
   }
+  // The sampling rate of the data left out: what noise alone gives a region.
+  double samples = 0, bytes = 0;
+  for (std::size_t i = 0; i < carried_.all.size(); ++i) {
+    if (carried_.in_target[i]) continue;
+    samples += carried_.all[i].accesses;
+    bytes += static_cast<double>(carried_.all[i].region->bytes());
+  }
+  background_per_byte_ = bytes > 0 ? samples / bytes : 0;
 }
 
 void Tick::prepare_ranking() {
@@ -208,6 +216,7 @@ void Tick::select_equal_regions() {
     if (key > 0) ++counts[bucket_of(key)], ++positive;
   }
   const std::size_t fit = std::min<std::size_t>(positive, capacity_ / min_bytes_);
+  contested_ = fit < positive;
   if (fit == 0) return;
   std::size_t above = 0, boundary = kBuckets - 1;
   while (above + counts[boundary] < fit) above += counts[boundary--];
@@ -254,6 +263,7 @@ void Tick::select_in_order() {
   ranked.keys().swap(keys);
   ranked.reset(static_cast<std::size_t>(static_cast<double>(capacity_) / average_ * 1.25) + 64);
   std::uint64_t filled = 0;
+  std::size_t admitted = 0;
   for (std::size_t k = 0; k < ranked.size() && capacity_ - filled >= min_bytes_; ++k) {
     const std::uint32_t i = ranked[k].second;
     const Candidate& c = all[i];
@@ -266,7 +276,9 @@ void Tick::select_in_order() {
     target_bytes_[c.workload] += bytes;
     filled += bytes;
     threshold_ = c.density;
+    ++admitted;
   }
+  contested_ = admitted < ranked.size();
   ranked.keys().swap(keys);
 }
 

@@ -91,6 +91,8 @@ class Tick {
   void select_in_order();
   // balanced_moves.cpp
   bool clearly_hot(std::size_t i) const;
+  bool fresh_evidence(std::size_t i) const;
+  bool exchange_allowed(std::size_t i);
   std::uint64_t budget_left(std::size_t i) const;
   std::optional<Region> part_of(std::size_t i, bool waive_residency);
   void emit(std::size_t i, Region part, unsigned to, std::uint64_t bytes, std::string reason);
@@ -131,7 +133,9 @@ class Tick {
   double heat_per_sample_ = 0, incumbent_ = 1;
   std::uint64_t capacity_ = 0;
   std::vector<std::uint64_t> target_bytes_;
-  double threshold_ = 0;  // density of the last region admitted
+  double threshold_ = 0;            // density of the last region admitted
+  bool contested_ = false;          // data with heat was left out of the target set
+  double background_per_byte_ = 0;  // this epoch's samples per byte outside the target set
   std::vector<const std::vector<double>*> row_of_;
   std::vector<double> best_fast_of_;
   bool victims_built_ = false;

@@ -3,6 +3,9 @@
 // anti-thrash). Outcomes only: the plan's moves.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <tuple>
+
 #include "tier/policy/policy.hpp"
 
 namespace tier::policy {
@@ -143,6 +146,76 @@ TEST(Balanced, SwapsColdFastDataForHotSlowData) {
   }
   EXPECT_EQ(promoted, 2u);
   EXPECT_EQ(demoted, 2u);
+}
+
+// A contested fast tier: node 0 is full (at its high watermark) of 15
+// regions of cold data, node 2 holds 16 regions, and more data has heat than
+// fits. Each tick sets every region's heat and this epoch's samples.
+struct ContestedCase {
+  Snapshot s = machine();
+  std::unique_ptr<Policy> policy = make("balanced");
+  ContestedCase() {
+    s.nodes.erase(s.nodes.begin() + 1);  // one fast node
+    s.workloads = {
+        workload("fast", WorkloadClass::normal, 0, 0, std::vector<double>(15, 1)),
+        workload("slow", WorkloadClass::normal, 0, 2, std::vector<double>(16, 1), 0x90000000, 200)};
+    account(s);
+    node(s, 0).free_bytes = 41 * MiB;
+  }
+  // (heat, samples) of the fast data, of the slow data's first `hot` regions
+  // and of its others, at time `now_s`.
+  Plan tick(double now_s, std::pair<double, std::uint64_t> fast, std::size_t hot,
+            std::pair<double, std::uint64_t> slow_hot, std::pair<double, std::uint64_t> slow) {
+    for (Region& r : s.workloads[0].regions) std::tie(r.heat, r.accesses) = fast;
+    for (std::size_t i = 0; i < s.workloads[1].regions.size(); ++i) {
+      Region& r = s.workloads[1].regions[i];
+      std::tie(r.heat, r.accesses) = i < hot ? slow_hot : slow;
+    }
+    s.now_s = now_s;
+    return policy->plan(s);
+  }
+};
+
+// A pass over all the slow data (12 samples each, against the fast data's
+// 5) outranks the fast tier's data by heat, but no region's samples stand
+// out from the rest: nothing is swapped, in the scan's epoch or while its
+// heat decays after it.
+TEST(Balanced, AScanOfColdDataSwapsNothing) {
+  ContestedCase c;
+  EXPECT_TRUE(c.tick(100, {5, 5}, 0, {0, 0}, {12, 12}).moves.empty()) << "the scan's epoch";
+  EXPECT_TRUE(c.tick(101, {2.5, 0}, 0, {0, 0}, {6, 0}).moves.empty()) << "its heat decaying";
+  EXPECT_TRUE(c.tick(102, {1.5, 1}, 0, {0, 0}, {4, 1}).moves.empty()) << "back to the background";
+}
+
+// Two slow regions whose samples (7 an epoch) stand out from the
+// background's (1 per region) in two epochs in a row are swapped in on the
+// second; the first epoch alone, at this heat, is not enough.
+TEST(Balanced, DataThatStaysWarmIsSwappedInOnItsSecondEpoch) {
+  ContestedCase c;
+  EXPECT_TRUE(c.tick(100, {2, 1}, 2, {7, 7}, {2, 1}).moves.empty()) << "one epoch of evidence";
+  const Plan plan = c.tick(101, {2, 1}, 2, {10.5, 7}, {2, 1});
+  std::set<std::uint64_t> promoted;
+  std::size_t demoted = 0;
+  for (const Move& m : plan.moves) {
+    if (m.workload_id == "slow") {
+      EXPECT_EQ(m.target_node, 0u);
+      promoted.insert(m.start);
+    } else {
+      EXPECT_EQ(m.target_node, 2u) << m.reason;
+      ++demoted;
+    }
+  }
+  EXPECT_EQ(promoted, (std::set<std::uint64_t>{start_of(c.s.workloads[1], 0),
+                                               start_of(c.s.workloads[1], 1)}));
+  EXPECT_EQ(demoted, 2u);
+}
+
+// A warm region whose second epoch brings only background samples (1, as
+// every other region) is not swapped in on its decaying heat.
+TEST(Balanced, OneWarmEpochThenBackgroundSwapsNothing) {
+  ContestedCase c;
+  EXPECT_TRUE(c.tick(100, {2, 1}, 2, {7, 7}, {2, 1}).moves.empty());
+  EXPECT_TRUE(c.tick(101, {2, 1}, 2, {7, 1}, {2, 1}).moves.empty());
 }
 
 // Offline suppression's memory signal (Snapshot::demote_offline_first): the
