@@ -77,7 +77,14 @@ void WorkloadHeat::refresh_tracked(pid_t pid, Process& process) const {
 }
 
 void WorkloadHeat::poll(double now_s) {
-  for (auto& [pid, p] : processes_) reset_epoch(p.activity);
+  // The previous epoch decays before this one's samples are added, so the
+  // policy reads them at weight 1 and the last epoch's at kDecay: the order
+  // the simulator keeps (samples, plan, decay), so heat thresholds such as
+  // exchange_min_heat mean the same evidence in both.
+  for (auto& [pid, p] : processes_) {
+    reset_epoch(p.activity);
+    p.map.end_epoch();
+  }
   samples_.clear();
   if (active_) {
     tier::heat::PollResult result = source_->poll(samples_);
@@ -94,10 +101,7 @@ void WorkloadHeat::poll(double now_s) {
     record_activity(found->second.activity, s.addr, s.length, s.weight, now_s);
     ++epoch_samples_;
   }
-  for (auto& [pid, p] : processes_) {
-    p.map.end_epoch();
-    refresh_tracked(pid, p);
-  }
+  for (auto& [pid, p] : processes_) refresh_tracked(pid, p);
 }
 
 std::vector<tier::policy::Region> WorkloadHeat::regions(tier::MemorySyscalls& syscalls) {
