@@ -6,12 +6,13 @@
 # their results back over a serial port and check them on the host.
 #
 # usage: tests/vm/run.sh [--mode MODE|all] [--kernel 6.12|6.1|7.3]
-#                        [--build-dir DIR] [--scenario NAME] [--set NAME]
+#                        [--build-dir DIR] [--scenario NAME]... [--set NAME]
 #                        [--jobs N] [--keep] [--env KEY=VALUE]...
 #                        [--fetch-only] [--no-plugin] [--plugin-arg KEY=VALUE]...
 # --env adds KEY=VALUE to the guest's /etc/vmtest.env (scenario parameters,
 # e.g. the head-to-head's contender). A scenario with "# vmtest-explicit: yes"
 # runs only when --scenario names it (benchmarks, not part of make vmtest).
+# --scenario may be given several times: those scenarios run, no others.
 # A scenario with "# vmtest-set: NAME" runs only with --set NAME (the fault
 # campaign, `make faults`) or when --scenario names it; --set runs only
 # that set's scenarios, and the modes that have none are not booted.
@@ -55,7 +56,7 @@ usage() {
 }
 
 parse_args() {
-  MODES=() KERNEL_OVERRIDE="" BUILD="$REPO/build" ONLY_SCENARIO="" KEEP=0 GUEST_ENV=()
+  MODES=() KERNEL_OVERRIDE="" BUILD="$REPO/build" ONLY_SCENARIOS=() KEEP=0 GUEST_ENV=()
   ONLY_SET="" JOBS=1 FETCH_ONLY=0 NO_PLUGIN=0 PLUGIN_ARGS=""
   while [[ $# -gt 0 ]]; do
     case $1 in
@@ -64,7 +65,7 @@ parse_args() {
         shift 2 ;;
       --kernel) [[ $# -ge 2 ]] || usage; KERNEL_OVERRIDE=$2; shift 2 ;;
       --build-dir) [[ $# -ge 2 ]] || usage; BUILD=$2; shift 2 ;;
-      --scenario) [[ $# -ge 2 ]] || usage; ONLY_SCENARIO=$2; shift 2 ;;
+      --scenario) [[ $# -ge 2 && -n $2 ]] || usage; ONLY_SCENARIOS+=("$2"); shift 2 ;;
       --set) [[ $# -ge 2 ]] || usage; ONLY_SET=$2; shift 2 ;;
       --jobs) [[ $# -ge 2 && $2 =~ ^[1-9][0-9]?$ ]] || die "--jobs wants a number of guests from 1 to 99"
               JOBS=$2; shift 2 ;;
@@ -86,9 +87,10 @@ parse_args() {
   for m in "${MODES[@]}"; do
     [[ -f $VM_DIR/modes/$m.sh ]] || die "unknown mode '$m' (modes: ${ALL_MODES[*]} all)"
   done
-  if [[ -n $ONLY_SCENARIO && ! -f $VM_DIR/scenarios/$ONLY_SCENARIO.sh ]]; then
-    die "no scenario '$ONLY_SCENARIO' in tests/vm/scenarios/"
-  fi
+  local named
+  for named in "${ONLY_SCENARIOS[@]}"; do
+    [[ -f $VM_DIR/scenarios/$named.sh ]] || die "no scenario '$named' in tests/vm/scenarios/"
+  done
   if [[ -n $ONLY_SET ]] && ! grep -lqs "^# vmtest-set: *$ONLY_SET\$" "$VM_DIR"/scenarios/*.sh; then
     die "no scenario in tests/vm/scenarios/ belongs to set '$ONLY_SET'"
   fi
@@ -106,13 +108,15 @@ scenario_header() { sed -n "s/^# vmtest-$2: *//p" "$1" | head -n1; }
 # scenarios_for MODE: names of the scenarios that run in MODE, sorted. A
 # scenario says where it runs with "# vmtest-modes: all" or a mode list.
 scenarios_for() {
-  local mode=$1 f name modes
+  local mode=$1 f name modes named
   for f in "$VM_DIR"/scenarios/*.sh; do
     name=$(basename "$f" .sh)
-    [[ -z $ONLY_SCENARIO || $name == "$ONLY_SCENARIO" ]] || continue
+    named=0
+    [[ " ${ONLY_SCENARIOS[*]} " == *" $name "* ]] && named=1
+    [[ ${#ONLY_SCENARIOS[@]} -eq 0 || $named == 1 ]] || continue
     modes=$(scenario_header "$f" modes)
-    [[ $(scenario_header "$f" explicit) != yes || $name == "$ONLY_SCENARIO" ]] || continue
-    [[ $(scenario_header "$f" set) == "$ONLY_SET" || $name == "$ONLY_SCENARIO" ]] || continue
+    [[ $(scenario_header "$f" explicit) != yes || $named == 1 ]] || continue
+    [[ $(scenario_header "$f" set) == "$ONLY_SET" || $named == 1 ]] || continue
     if [[ $modes == all || " $modes " == *" $mode "* ]]; then
       printf '%s\n' "$name"
     fi
