@@ -306,6 +306,7 @@ json::value Daemon::register_workload(const json::value& p) {
   const Workload* stored = nullptr;
   try {
     stored = &registry_.register_workload(request, unix_now());
+    first_evidence_.listed(stored->id, steady_seconds());
   } catch (const RegistrationError& e) {
     const std::string what = e.what();
     const bool conflict = what.find("already registered") != std::string::npos;
@@ -342,6 +343,7 @@ json::value Daemon::unregister_workload(const json::value& p) {
   if (!removed) throw Error(ErrorCode::not_found, "no workload '" + key + "' is registered");
   log::info() << "workload " << removed->workload.id << " unregistered";
   record_dropped(*removed, unix_now());
+  first_evidence_.forget(removed->workload.id);
   realise_pools();
   save_state();
   return json::value{{"removed", workload_json(removed->workload)}};

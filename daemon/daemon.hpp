@@ -27,6 +27,7 @@
 #include "kernel_settings.hpp"
 #include "metrics/metrics.hpp"
 #include "options.hpp"
+#include "placement/first_evidence.hpp"
 #include "placement/heat_choice.hpp"
 #include "placement/move_ledger.hpp"
 #include "placement/node_watch.hpp"
@@ -216,7 +217,8 @@ class Daemon {
   // workload's worker probes again when it starts) and why, for status; an
   // empty source when none is usable (`why` then says why not).
   tier::heat::AutoPick auto_pick_;
-  MoveLedger moves_;  // what tierd's moves did (status; suppression's churn)
+  MoveLedger moves_;              // what tierd's moves did (status; suppression's churn)
+  FirstEvidence first_evidence_;  // how soon each workload got heat and a promotion
   std::uint64_t moves_withheld_ = 0;
   std::uint64_t fd_limit_ = 0;  // RLIMIT_NOFILE after raise_open_file_limit()
   std::string last_withheld_reason_;

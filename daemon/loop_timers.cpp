@@ -55,6 +55,9 @@ void Daemon::sample_epoch() {
   metrics_->update_nodes(*topology_, *memory_);
   metrics_->update_kernel_counters(memory_->vmstat);
   refresh_workloads(unix_now());
+  for (const Workload& workload : registry_.workloads()) {
+    first_evidence_.listed(workload.id, steady_seconds());
+  }
   suppress_offline();
   update_pool_metrics();
   metrics_->update_workloads(*topology_, placements());
@@ -95,6 +98,7 @@ void Daemon::refresh_workloads(std::int64_t now_unix_s) {
                 << ") dropped: " << dropped.reason;
     record_dropped(dropped, now_unix_s);
     moves_.forget(dropped.workload.id);
+    first_evidence_.forget(dropped.workload.id);
     heat_views_.erase(dropped.workload.id);
   }
   if (!changed.added.empty() || !changed.dropped.empty()) {

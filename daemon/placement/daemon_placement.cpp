@@ -84,6 +84,7 @@ void Daemon::take_heat(std::vector<WorkloadHeatView> views) {
         (previous == heat_views_.end() || previous->second.heat_error != view.heat_error)) {
       log::warn() << "workload " << view.id << ": no heat: " << view.heat_error;
     }
+    if (view.epoch_samples > 0) first_evidence_.sampled(view.id, steady_seconds());
     next.emplace(view.id, std::move(view));
   }
   heat_views_ = std::move(next);
@@ -95,6 +96,9 @@ void Daemon::take_heat(std::vector<WorkloadHeatView> views) {
 void Daemon::take_moves(std::vector<MoveOutcome> outcomes) {
   for (const MoveOutcome& outcome : outcomes) {
     metrics_->record_migration(outcome.direction, outcome.report);
+    if (outcome.direction == MigrationDirection::promote && outcome.report.bytes.moved > 0) {
+      first_evidence_.promoted(outcome.workload_id, steady_seconds());
+    }
     log::debug() << "workload " << outcome.workload_id << ": " << moves_.record(outcome);
   }
 }
@@ -181,6 +185,9 @@ boost::json::value Daemon::placement_json() const {
       item["cpu_nodes"] = std::move(cpu_nodes);
     }
     for (auto& [key, value] : moves_.workload_json(workload.id)) item[key] = std::move(value);
+    for (auto& [key, value] : first_evidence_.workload_json(workload.id)) {
+      item[key] = std::move(value);
+    }
     workloads.push_back(std::move(item));
   }
   json::object kernel_moves;

@@ -72,7 +72,23 @@ def _common(p, prefix):
         "vmstat": {k: after[k] - before[k] for k in VMSTAT_KEYS if k in before and k in after},
     }
     s["moved_bytes"] = s["vmstat"].get("pgmigrate_success", 0) * PAGE if s["vmstat"] else None
+    s["first_evidence"] = _first_evidence(p)
     return s
+
+
+def _first_evidence(p):
+    """tierd's first_samples_after_s / first_promotion_after_s for the run's
+    workload (its status at the end, placement section), None without tierd
+    or a tierd that does not report them."""
+    try:
+        with open(p + ".tierd.status.json") as f:
+            workloads = json.load(f).get("placement", {}).get("workloads", [])
+    except (OSError, ValueError):
+        return None
+    for w in workloads:
+        if "first_promotion_after_s" in w:
+            return {k: w.get(k) for k in ("first_samples_after_s", "first_promotion_after_s")}
+    return None
 
 
 def summary(folder, prefix):
@@ -205,12 +221,18 @@ def check_run(c, prefix, seconds=None):
 def describe(s):
     marks = " ".join("%ss %.3f/%.3f" % (m, v["share"], v["oracle"])
                      for m, v in sorted(s["marks"].items(), key=lambda kv: int(kv[0])))
-    return ("%s: share/oracle %s; end share %s; migrated %s MiB (pgpromote %s, pgdemote_kswapd %s); "
+    text = ("%s: share/oracle %s; end share %s; migrated %s MiB (pgpromote %s, pgdemote_kswapd %s); "
             "pages moved %s, ping-pong %s; census query <= %s s" % (
                 s["contender"], marks or "-", s["end_share"],
                 None if s["moved_bytes"] is None else round(s["moved_bytes"] / 2**20, 1),
                 s["vmstat"].get("pgpromote_success"), s["vmstat"].get("pgdemote_kswapd"),
                 s["end_moved_pages"], s["end_pingpong_pages"], s["census_query_s_max"]))
+    first = s.get("first_evidence")
+    if first:
+        text += "; after tierd listed it: first samples %s s, first promotion %s s" % tuple(
+            "-" if first[k] is None else "%.1f" % first[k]
+            for k in ("first_samples_after_s", "first_promotion_after_s"))
+    return text
 
 
 def bench_check(name, prefixes):

@@ -6,9 +6,9 @@
 # sits in the shared pool. hotset is launched with `tierctl run --class
 # online --pool exclusive:2` and saturates its two CPUs for 6 s, then exits.
 # A watcher records the offline process's Cpus_allowed_list every 50 ms with
-# /proc/uptime stamps; pools_suppress.check.py wants it cut to one CPU within
-# 1 s of hotset starting and given back only after the restore delay once
-# hotset has ended.
+# /proc/uptime stamps; pools_suppress.check.py wants it cut to one CPU while
+# hotset runs (at the latest 5 s after hotset's ready file) and given back
+# only after the restore delay once hotset has ended (within 9 s).
 . /vm/tierd.sh
 trap 'kill_all' EXIT
 if ! tierd --print-default-config 2>/dev/null | grep -q '^\[suppression\]'; then
@@ -55,7 +55,7 @@ tierctl --socket $SOCK run --class online --pool exclusive:2 -- \
 echo "hotset $?" >rc.txt
 echo "end $(cut -d' ' -f1 /proc/uptime)" >>events
 tierctl --socket $SOCK pools --json >pools.during-end.json 2>&1
-sleep 5
+sleep 10
 tierctl --socket $SOCK pools --json >pools.after.json 2>&1
 kill_all
 grep -i suppression tierd.log >suppression.log
