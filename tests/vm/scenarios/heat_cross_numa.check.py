@@ -2,8 +2,8 @@
 """heat_cross_numa: hotset on node 0's CPUs with its 32 MiB hot set split
 over nodes 0 and 1 (the rest of 256 MiB on node 0), hint faults from
 numa_balancing=1: `tierctl heat --source bpf-fault` reports local_share and
-remote_share of 0.5 +- 0.1 each, and per-node scores where node 1 holds
-about half. The kernel's own counters agree (numa_hint_faults_local is
+remote_share of 0.5 +- 0.1 each, node 1 about half of the samples by memory
+node, and per-node (decayed) scores on both nodes. The kernel's own counters agree (numa_hint_faults_local is
 0.5 +- 0.1 of numa_hint_faults); the buffer's placement is unchanged page
 for page (hotset's query and numa_maps), data verified, knobs restored.
 /proc/vmstat's numa_pages_migrated is only reported: balancing mode 1 may
@@ -41,10 +41,21 @@ if doc is not None and truth is not None:
     local, remote = doc.get("local_share"), doc.get("remote_share")
     c.within("local_share", local, 0.4, 0.6)
     c.within("remote_share", remote, 0.4, 0.6)
+    # Node 1's share of the samples by memory node: the cross-NUMA matrix's
+    # columns, every sample of the run at its weight. per_node's scores are
+    # the same samples decayed by 0.5 an epoch, i.e. mostly the last scan
+    # passes: which half the scanner reached last moves that share (0.358
+    # in a run on a host busier than the soak's load, while the samples
+    # split 0.556 / 0.444), so it is reported, and asked only to hold heat
+    # on both nodes.
+    matrix = (doc.get("cross_numa") or {}).get("cpu_node_x_memory_node") or []
+    by_memory = [sum(row[m] for row in matrix if m < len(row))
+                 for m in range(max((len(row) for row in matrix), default=0))]
+    share1 = by_memory[1] / sum(by_memory) if len(by_memory) > 1 and sum(by_memory) else None
+    c.within("node 1's share of the samples by memory node", share1, 0.4, 0.6)
     per_node = {n.get("node"): n.get("score") for n in doc.get("per_node") or []}
-    total = sum(v for v in per_node.values() if isinstance(v, (int, float)))
-    share1 = per_node.get(1, 0) / total if total else None
-    c.within("node 1's share of the per-node score", share1, 0.4, 0.6)
+    if not all(isinstance(per_node.get(n), (int, float)) and per_node[n] > 0 for n in (0, 1)):
+        c.fail("per_node does not hold heat on both nodes: %s" % per_node)
     heatcheck.score(c, doc, truth)
     c.note("local_share %s remote_share %s per_node %s; kernel: %s of %s hint faults local" % (
         local, remote, per_node, local_faults, faults))
