@@ -142,8 +142,13 @@ static void* worker(void* arg) {
 }
 
 /* The child works on fresh blocks and on a few it inherited mid-flight. */
+/* A hung child dies of SIGALRM after 100 s: a deadlock bound, far from the
+ * child's typical well-under-a-second. 20 s was once too short on a 2-core
+ * host running a guest, a busy loop and ctest -j2 beside the parent's 16
+ * threads ("child N: signal 14" after 2614 operations in 10 s). The whole
+ * run's alarm (SECONDS + 120) still bounds the parent. */
 static int child(uint32_t seed) {
-  alarm(20);
+  alarm(100);
   in_child = 1;
   struct block slots[8];
   memset(slots, 0, sizeof slots);
