@@ -9,31 +9,62 @@ the modelled mean latency and ping-pong pages, median (min-max) over the seeds,
 before -> after (docs/benchmarks.md, "Fresh evidence in two ticks").
 Exit status: 0, 1 when a run fails, 2 bad usage.
 """
-import json, os, subprocess, sys, statistics
-if len(sys.argv) != 3 or not all(os.access(b, os.X_OK) for b in sys.argv[1:]):
-    print(__doc__.strip().split('\n\n')[1], file=sys.stderr)
-    sys.exit(2)
-old, new = sys.argv[1], sys.argv[2]
-traces = [
- ('uniform', ['--trace','uniform','--size','16G','--hot','2G']),
- ('zipf 0.99', ['--trace','zipf','--size','16G']),
- ('phases (10 epochs, 3)', ['--trace','phases','--size','16G','--hot','2G']),
- ('scan every 10, share 0.5', ['--trace','scan','--size','16G','--hot','2G','--scan-every','10']),
- ('scan every 5, share 0.8', ['--trace','scan','--size','16G','--hot','2G','--scan-every','5','--scan-share','0.8']),
- ('scan every 3, share 0.5', ['--trace','scan','--size','16G','--hot','2G','--scan-every','3']),
- ('no scans (share 0)', ['--trace','scan','--size','16G','--hot','2G','--scan-share','0']),
- ('mix (8G online + 32G offline)', ['--trace','mix','--size','8G','--offline-size','32G']),
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+SEEDS = (3, 5, 7)
+HOT = ["--size", "16G", "--hot", "2G"]
+TRACES = [
+    ("uniform", ["--trace", "uniform", *HOT]),
+    ("zipf 0.99", ["--trace", "zipf", "--size", "16G"]),
+    ("phases (10 epochs, 3)", ["--trace", "phases", *HOT]),
+    ("scan every 10, share 0.5", ["--trace", "scan", *HOT, "--scan-every", "10"]),
+    ("scan every 5, share 0.8", ["--trace", "scan", *HOT, "--scan-every", "5", "--scan-share", "0.8"]),
+    ("scan every 3, share 0.5", ["--trace", "scan", *HOT, "--scan-every", "3"]),
+    ("no scans (share 0)", ["--trace", "scan", *HOT, "--scan-share", "0"]),
+    ("mix (8G online + 32G offline)", ["--trace", "mix", "--size", "8G", "--offline-size", "32G"]),
 ]
-print("| trace | migrated GiB, before → after | mean fast share / oracle, before → after | modelled latency ns, before → after | ping-pong pages, before → after |")
-print("|---|---|---|---|---|")
-for name, args in traces:
-    res = {}
-    for tag, b in (('o', old), ('n', new)):
-        g=[];q=[];l=[];p=[]
-        for seed in (3,5,7):
-            s = json.loads(subprocess.run([b,'--policy','balanced','--epochs','60','--seed',str(seed),'--json',*args],capture_output=True,text=True,check=True).stdout)['summary']
-            g.append(s['bytes_migrated']/2**30); q.append(s['mean_fast_share']/s['mean_oracle_share']); l.append(s['mean_latency_ns']); p.append(s['ping_pong_pages'])
-        res[tag]=(g,q,l,p)
-    f=lambda v,fmt: f"{fmt.format(statistics.median(v))} ({fmt.format(min(v))}-{fmt.format(max(v))})"
-    o,n=res['o'],res['n']
-    print(f"| {name} | {f(o[0],'{:.1f}')} → **{f(n[0],'{:.1f}')}** | {f(o[1],'{:.3f}')} → {f(n[1],'{:.3f}')} | {statistics.median(o[2]):.1f} → {statistics.median(n[2]):.1f} | {statistics.median(o[3]):.0f} → {statistics.median(n[3]):.0f} |")
+
+
+def figures(tier_sim, args):
+    """Per seed: (migrated GiB, mean fast share / oracle's, latency ns, ping-pong pages)."""
+    rows = []
+    for seed in SEEDS:
+        command = [tier_sim, "--policy", "balanced", "--epochs", "60", "--seed", str(seed),
+                   "--json", *args]
+        run = subprocess.run(command, capture_output=True, text=True)
+        if run.returncode != 0:
+            sys.exit("sim-compare: %s failed (exit %d): %s" % (" ".join(command), run.returncode,
+                                                                run.stderr.strip()))
+        s = json.loads(run.stdout)["summary"]
+        rows.append((s["bytes_migrated"] / 2**30, s["mean_fast_share"] / s["mean_oracle_share"],
+                     s["mean_latency_ns"], s["ping_pong_pages"]))
+    return list(zip(*rows))  # one tuple per figure, over the seeds
+
+
+def spread(values, fmt):
+    return "%s (%s-%s)" % (fmt % statistics.median(values), fmt % min(values), fmt % max(values))
+
+
+def main():
+    if len(sys.argv) != 3 or not all(os.access(b, os.X_OK) for b in sys.argv[1:]):
+        print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
+        return 2
+    before, after = sys.argv[1], sys.argv[2]
+    print("| trace | migrated GiB, before → after | mean fast share / oracle, before → after "
+          "| modelled latency ns, before → after | ping-pong pages, before → after |")
+    print("|---|---|---|---|---|")
+    for name, args in TRACES:
+        o, n = figures(before, args), figures(after, args)
+        print("| %s | %s → **%s** | %s → %s | %.1f → %.1f | %.0f → %.0f |" % (
+            name, spread(o[0], "%.1f"), spread(n[0], "%.1f"), spread(o[1], "%.3f"),
+            spread(n[1], "%.3f"), statistics.median(o[2]), statistics.median(n[2]),
+            statistics.median(o[3]), statistics.median(n[3])))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -21,12 +21,18 @@ void FirstEvidence::listed(const std::string& workload_id, double now_s) {
   keep_first(times_[workload_id].listed, now_s);
 }
 
+// Only a listed workload's times are kept: a move outcome or heat view that
+// arrives after the workload was dropped and forgotten must not bring it back.
 void FirstEvidence::sampled(const std::string& workload_id, double now_s) {
-  keep_first(times_[workload_id].sampled, now_s);
+  if (auto found = times_.find(workload_id); found != times_.end()) {
+    keep_first(found->second.sampled, now_s);
+  }
 }
 
 void FirstEvidence::promoted(const std::string& workload_id, double now_s) {
-  keep_first(times_[workload_id].promoted, now_s);
+  if (auto found = times_.find(workload_id); found != times_.end()) {
+    keep_first(found->second.promoted, now_s);
+  }
 }
 
 void FirstEvidence::forget(const std::string& workload_id) {

@@ -21,7 +21,8 @@ inline double steady_seconds() {
 class FirstEvidence {
  public:
   /// Each keeps the first time it is told for a workload; later calls are
-  /// ignored until forget().
+  /// ignored until forget(). sampled() and promoted() count only for a
+  /// workload listed (and not forgotten) before.
   void listed(const std::string& workload_id, double now_s);
   void sampled(const std::string& workload_id, double now_s);
   void promoted(const std::string& workload_id, double now_s);

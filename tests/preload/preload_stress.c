@@ -141,8 +141,8 @@ static void* worker(void* arg) {
   return NULL;
 }
 
-/* The child works on fresh blocks and on a few it inherited mid-flight. */
-/* A hung child dies of SIGALRM after 100 s: a deadlock bound, far from the
+/* The child works on fresh blocks and on a few it inherited mid-flight.
+ * A hung child dies of SIGALRM after 100 s: a deadlock bound, far from the
  * child's typical well-under-a-second. 20 s was once too short on a 2-core
  * host running a guest, a busy loop and ctest -j2 beside the parent's 16
  * threads ("child N: signal 14" after 2614 operations in 10 s). The whole

@@ -51,5 +51,19 @@ TEST(FirstEvidence, AWorkloadNeverListedHasNoTimes) {
   EXPECT_TRUE(first.workload_json("unknown").at("first_samples_after_s").is_null());
 }
 
+// A move outcome or heat view that arrives after its workload was dropped
+// does not carry over to a new workload that later gets the same id.
+TEST(FirstEvidence, EventsOfAForgottenWorkloadAreNotKeptForTheNextOne) {
+  FirstEvidence first;
+  first.listed("w", 100.0);
+  first.forget("w");
+  first.sampled("w", 101.0);
+  first.promoted("w", 102.0);
+  first.listed("w", 300.0);
+  const boost::json::object doc = first.workload_json("w");
+  EXPECT_TRUE(doc.at("first_samples_after_s").is_null());
+  EXPECT_TRUE(doc.at("first_promotion_after_s").is_null());
+}
+
 }  // namespace
 }  // namespace tierd

@@ -49,8 +49,7 @@ if doc is not None and truth is not None:
     # split 0.556 / 0.444), so it is reported, and asked only to hold heat
     # on both nodes.
     matrix = (doc.get("cross_numa") or {}).get("cpu_node_x_memory_node") or []
-    by_memory = [sum(row[m] for row in matrix if m < len(row))
-                 for m in range(max((len(row) for row in matrix), default=0))]
+    by_memory = [sum(column) for column in zip(*matrix)]  # rows: CPU nodes, dense
     share1 = by_memory[1] / sum(by_memory) if len(by_memory) > 1 and sum(by_memory) else None
     c.within("node 1's share of the samples by memory node", share1, 0.4, 0.6)
     per_node = {n.get("node"): n.get("score") for n in doc.get("per_node") or []}
