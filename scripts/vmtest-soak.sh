@@ -69,10 +69,13 @@ record() {
   local kind=$1 run=$2 report=$3
   awk -v kind="$kind" -v run="$run" '$1 == "PASS" || $1 == "FAIL" { print kind "\t" run "\t" $2 "\t" $1 }' "$report" |
     while IFS=$'\t' read -r k r name result; do
-      local mode=${name%%/*} s=${name#*/} secs=- limit=-
-      if [[ -f $BUILD/vm/runs/$mode/out/$s/uptime ]]; then
-        secs=$(awk '{ printf "%.1f", $2 - $1 }' "$BUILD/vm/runs/$mode/out/$s/uptime")
-      fi
+      local mode=${name%%/*} s=${name#*/} secs=- limit=- guest
+      # The scenario ran in its mode's first guest (runs/MODE) or second (runs/MODE.2).
+      for guest in "$mode" "$mode.2"; do
+        if [[ -f $BUILD/vm/runs/$guest/out/$s/uptime ]]; then
+          secs=$(awk '{ printf "%.1f", $2 - $1 }' "$BUILD/vm/runs/$guest/out/$s/uptime")
+        fi
+      done
       if [[ -f $REPO/tests/vm/scenarios/$s.sh ]]; then
         limit=$(sed -n 's/^# vmtest-timeout: *//p' "$REPO/tests/vm/scenarios/$s.sh" | head -n1)
         limit=${limit:-120}

@@ -105,10 +105,14 @@ parse_args() {
 # scenario_header FILE KEY: the value of a "# vmtest-KEY: value" line.
 scenario_header() { sed -n "s/^# vmtest-$2: *//p" "$1" | head -n1; }
 
-# scenarios_for MODE: names of the scenarios that run in MODE, sorted. A
-# scenario says where it runs with "# vmtest-modes: all" or a mode list.
+# scenarios_for MODE [GUEST]: names of the scenarios that run in MODE's
+# guest GUEST (1 or 2; empty: both), sorted. A scenario says where it runs
+# with "# vmtest-modes: all" or a mode list, and "# vmtest-guest: 2" puts it
+# in its mode's second guest, booted beside the first under --jobs 2 (the
+# numa mode's scenarios take ~480 s of guest time: split over two guests,
+# a whole run takes about half as long).
 scenarios_for() {
-  local mode=$1 f name modes named
+  local mode=$1 guest=${2:-} f name modes named
   for f in "$VM_DIR"/scenarios/*.sh; do
     name=$(basename "$f" .sh)
     named=0
@@ -117,10 +121,22 @@ scenarios_for() {
     modes=$(scenario_header "$f" modes)
     [[ $(scenario_header "$f" explicit) != yes || $named == 1 ]] || continue
     [[ $(scenario_header "$f" set) == "$ONLY_SET" || $named == 1 ]] || continue
+    [[ -z $guest || $(scenario_header "$f" guest | grep . || echo 1) == "$guest" ]] || continue
     if [[ $modes == all || " $modes " == *" $mode "* ]]; then
       printf '%s\n' "$name"
     fi
   done
+}
+
+# guests_of MODE: the guests MODE boots, by run name: MODE, and MODE.2 when
+# one of its scenarios (after --scenario and --set) asks for the second.
+guests_of() {
+  if [[ -z $(scenarios_for "$1" 2) ]]; then
+    printf '%s\n' "$1"
+    return
+  fi
+  [[ -z $(scenarios_for "$1" 1) ]] || printf '%s\n' "$1"
+  printf '%s\n' "$1.2"
 }
 
 # expect_file MODE KERNEL: the ground truth recorded for MODE on KERNEL:
@@ -271,11 +287,14 @@ check_scenario() {
   fi
 }
 
-# load_mode MODE: the mode's settings (modes/MODE.sh over the defaults), its
-# run folder, ground truth and scenarios. Call in a subshell: the mode file
-# sets variables.
+# load_mode GUEST: the settings of the guest's mode (GUEST is MODE or
+# MODE.2, guests_of; modes/MODE.sh over the defaults), its run folder, ground
+# truth and scenarios. Sets MODE_NAME and GUEST_NAME. Call in a subshell: the
+# mode file sets variables.
 load_mode() {
-  local mode=$1
+  local mode=${1%.2} guest=1
+  [[ $1 == "$mode" ]] || guest=2
+  MODE_NAME=$mode GUEST_NAME=$1
   # Defaults for what modes/MODE.sh may set (read by lib/initramfs.sh too).
   # shellcheck disable=SC2034
   {
@@ -291,12 +310,12 @@ load_mode() {
     [[ -n $MODE_PLUGIN ]] || die "--plugin-arg: mode '$mode' loads no TCG plugin"
     MODE_PLUGIN_ARGS+=${MODE_PLUGIN_ARGS:+,}$PLUGIN_ARGS
   fi
-  RUNDIR="$VMB/runs/$mode"
+  RUNDIR="$VMB/runs/$GUEST_NAME"
   # Without recorded ground truth (e.g. --kernel on another mode) the guest
   # still boots, so its facts can be drafted into an expect file.
   EXPECT=$(expect_file "$mode" "$MODE_KERNEL")
   SCENARIOS=()
-  [[ -z $EXPECT ]] || mapfile -t SCENARIOS < <(scenarios_for "$mode")
+  [[ -z $EXPECT ]] || mapfile -t SCENARIOS < <(scenarios_for "$mode" "$guest")
 }
 
 # mode_wanted MODE: false when --set is given and MODE has none of its
@@ -315,23 +334,25 @@ fetch_mode() {
   [[ -z $MODE_ROOTFS ]] || fetch_rootfs "$MODE_ROOTFS"
 }
 
-# prepare_mode MODE: everything the boot needs that touches shared caches
-# (kernel, QEMU 10 and rootfs downloads) and the mode's initramfs. Runs one
-# mode at a time, so parallel boots never race on a download.
-prepare_mode() {
-  local mode=$1
-  fetch_mode "$mode"
+# prepare_guest GUEST: everything the boot needs that touches shared caches
+# (kernel, QEMU 10 and rootfs downloads) and the guest's initramfs. Runs one
+# guest at a time, so parallel boots never race on a download.
+prepare_guest() {
+  fetch_mode "${1%.2}"
+  load_mode "$1"
   rm -rf "$RUNDIR"; mkdir -p "$RUNDIR"
-  build_initramfs "$mode" "$VMB/kernel-$MODE_KERNEL" "$RUNDIR/initramfs.cpio"
-  [[ $KEEP == 1 ]] || rm -rf "$VMB/initramfs/$mode"
+  build_initramfs "$MODE_NAME" "$VMB/kernel-$MODE_KERNEL" "$RUNDIR/initramfs.cpio"
+  [[ $KEEP == 1 ]] || rm -rf "$VMB/initramfs/$MODE_NAME"
 }
 
-# boot_mode MODE: boot one prepared guest and check everything it ran. The
-# PASS/FAIL report goes to stdout; writes "passed failed" to RUNDIR/counts.
-boot_mode() {
-  local mode=$1 kdir s limit start
+# boot_guest GUEST: boot one prepared guest and check everything it ran. The
+# PASS/FAIL report goes to stdout (the boot as GUEST/boot, scenarios as
+# MODE/NAME); writes "passed failed" to RUNDIR/counts.
+boot_guest() {
+  local kdir s limit start mode
   PASSED=0 FAILED=0
-  load_mode "$mode"
+  load_mode "$1"
+  mode=$MODE_NAME
   kdir="$VMB/kernel-$MODE_KERNEL"
   # Outer limit: only a hung guest kernel should ever reach it, since the
   # guest enforces the per-scenario limits itself.
@@ -344,23 +365,24 @@ boot_mode() {
   local problem
   problem=$(plugin_problem)
   if [[ -n $problem ]]; then
-    for s in boot "${SCENARIOS[@]}"; do report FAIL "$mode/$s" "$problem"; done
+    report FAIL "$GUEST_NAME/boot" "$problem"
+    for s in "${SCENARIOS[@]}"; do report FAIL "$mode/$s" "$problem"; done
     echo "$PASSED $FAILED" >"$RUNDIR/counts"
     return 0
   fi
-  log "$mode: booting kernel $(cat "$kdir/release") ($MODE_QEMU qemu), scenarios: ${SCENARIOS[*]:-none}"
+  log "$GUEST_NAME: booting kernel $(cat "$kdir/release") ($MODE_QEMU qemu), scenarios: ${SCENARIOS[*]:-none}"
   start=$(now)
   "$PY" "$VM_DIR/lib/measure.py" "$RUNDIR/measure" \
     timeout --kill-after=10 "$limit" "${QEMU[@]}" >"$RUNDIR/qemu.log" 2>&1 || true
-  log "$mode: guest ran $(elapsed "$start")s"
+  log "$GUEST_NAME: guest ran $(elapsed "$start")s"
   "$PY" "$VM_DIR/lib/results.py" "$RUNDIR/results.log" "$RUNDIR/out" || true
   [[ $KEEP == 1 ]] || rm -f "$RUNDIR/initramfs.cpio"
 
-  check_boot "$mode" "$RUNDIR"
+  check_boot "$GUEST_NAME" "$RUNDIR"
   if [[ -z $EXPECT ]]; then
     "$PY" "$VM_DIR/lib/facts2expect.py" "$mode" "$MODE_KERNEL" "$RUNDIR/out" \
       >"$RUNDIR/expect-draft.json" 2>&1 || true
-    report FAIL "$mode/expect" "no expected results for $mode on kernel $MODE_KERNEL" \
+    report FAIL "$GUEST_NAME/expect" "no expected results for $mode on kernel $MODE_KERNEL" \
       "(tests/vm/expect/$mode-$MODE_KERNEL.json); a draft from this boot: $RUNDIR/expect-draft.json"
   fi
   for s in "${SCENARIOS[@]}"; do
@@ -376,7 +398,7 @@ main() {
   exec 9>"$VMB/.lock"
   flock -n 9 || { log "waiting for another vmtest run on $VMB"; flock 9; }
 
-  local total_pass=0 total_fail=0 mode p f start booted=() running=0
+  local total_pass=0 total_fail=0 mode p f start running=0
   local -A failed_prepare=()
   start=$(now)
   if [[ $FETCH_ONLY == 1 ]]; then
@@ -387,28 +409,31 @@ main() {
     log "fetched what the modes need in $(elapsed "$start")s"
     return 0
   fi
+  local guests=() guest
   for mode in "${MODES[@]}"; do
     mode_wanted "$mode" || continue
-    rm -f "$VMB/runs/$mode/counts" "$VMB/runs/$mode.report"
-    (prepare_mode "$mode") || failed_prepare[$mode]=1
-    booted+=("$mode")
+    mapfile -t -O "${#guests[@]}" guests < <(guests_of "$mode")
   done
-  # Each boot's report is kept in RUNDIR.report and printed in mode order.
-  for mode in "${booted[@]}"; do
-    [[ -z ${failed_prepare[$mode]:-} ]] || continue
+  for guest in "${guests[@]}"; do
+    rm -f "$VMB/runs/$guest/counts" "$VMB/runs/$guest.report"
+    (prepare_guest "$guest") || failed_prepare[$guest]=1
+  done
+  # Each boot's report is kept in RUNDIR.report and printed in guest order.
+  for guest in "${guests[@]}"; do
+    [[ -z ${failed_prepare[$guest]:-} ]] || continue
     if [[ $running -ge $JOBS ]]; then wait -n || true; running=$((running - 1)); fi
-    (boot_mode "$mode") >"$VMB/runs/$mode.report" &
+    (boot_guest "$guest") >"$VMB/runs/$guest.report" &
     running=$((running + 1))
   done
   wait || true
-  for mode in "${booted[@]}"; do
-    [[ -z ${failed_prepare[$mode]:-} ]] && cat "$VMB/runs/$mode.report"
-    if [[ -z ${failed_prepare[$mode]:-} ]] && read -r p f <"$VMB/runs/$mode/counts"; then
+  for guest in "${guests[@]}"; do
+    [[ -z ${failed_prepare[$guest]:-} ]] && cat "$VMB/runs/$guest.report"
+    if [[ -z ${failed_prepare[$guest]:-} ]] && read -r p f <"$VMB/runs/$guest/counts"; then
       total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
     else
-      echo "FAIL $mode/boot"
-      echo "    harness error: the mode's checks stopped before counting their results"
-      echo "    (see the messages above; the guest's console: $VMB/runs/$mode/console.log)"
+      echo "FAIL $guest/boot"
+      echo "    harness error: the guest's checks stopped before counting their results"
+      echo "    (see the messages above; the guest's console: $VMB/runs/$guest/console.log)"
       total_fail=$((total_fail + 1))
     fi
   done

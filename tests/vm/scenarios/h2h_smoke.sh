@@ -1,5 +1,6 @@
 #!/bin/sh
 # vmtest-modes: numa
+# vmtest-guest: 2
 # vmtest-timeout: 240
 # The head-to-head's functional check in make vmtest (the benchmark itself
 # is scripts/bench-placement.sh): a shortened workload A (384 MiB

@@ -1,5 +1,6 @@
 #!/bin/sh
 # vmtest-modes: numa
+# vmtest-guest: 2
 # vmtest-timeout: 90
 # Local and remote accesses told apart: hotset reads a 32 MiB hot set from
 # node 0's CPUs; its first half is on node 0, its second half on node 1

@@ -1,5 +1,6 @@
 #!/bin/sh
 # vmtest-modes: numa
+# vmtest-guest: 2
 # vmtest-timeout: 90
 # `tierctl heat --source damon` (DAMON vaddr) on hotset: 256 MiB bound to
 # node 2 (plain MPOL_BIND), a 32 MiB hot set read from node 0's CPUs. NUMA

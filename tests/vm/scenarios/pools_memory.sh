@@ -1,5 +1,6 @@
 #!/bin/sh
 # vmtest-modes: numa
+# vmtest-guest: 2
 # vmtest-timeout: 900
 # (the waits below add up to 900 s at most; quiet runs take about 60 s.)
 # Offline suppression on a memory signal (cgroup v2 guest, 6.12: nodes 0-1

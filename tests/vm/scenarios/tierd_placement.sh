@@ -1,5 +1,6 @@
 #!/bin/sh
 # vmtest-modes: numa
+# vmtest-guest: 2
 # vmtest-timeout: 300
 # tierd moving pages for real (kernel_tiering own and observe), on the 6.12
 # kernel whose nodes 2-3 are a lower tier. hotset: 256 MiB first-touched on
