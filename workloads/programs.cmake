@@ -5,6 +5,10 @@
 add_executable(tier-touch tier-touch.cpp touch_memory.cpp)
 target_link_libraries(tier-touch PRIVATE tier_warnings numa Threads::Threads)
 
+#   tier-fragment    free memory on a node in pieces no huge page fits in
+add_executable(tier-fragment tier-fragment.cpp touch_memory.cpp)
+target_link_libraries(tier-fragment PRIVATE tier_warnings numa)
+
 add_executable(tier-naive-move tier-naive-move.cpp)
 target_link_libraries(tier-naive-move PRIVATE tier_warnings numa)
 

@@ -1,7 +1,7 @@
 // tier-touch: a ground-truth process for migration tests.
 //
-//   tier-touch --size BYTES --node N [--write-while] [--huge] [--exit-after-ms MS]
-//              [--rebind keep|default|all] [--reserve BYTES]
+//   tier-touch --size BYTES --node N [--write-while] [--huge | --hugetlb]
+//              [--exit-after-ms MS] [--rebind keep|default|all] [--reserve BYTES]
 //              [--leave-free BYTES] [--fill-mbps R] [--pin-fraction F]
 //
 // mmaps an anonymous buffer, binds it to node N (mbind MPOL_BIND, before the
@@ -43,6 +43,14 @@
 // it is: what an application's O_DIRECT or RDMA buffers look like to a
 // mover. Pipes are enlarged to /proc/sys/fs/pipe-max-size (F_SETPIPE_SZ);
 // the start line's "pinned" counts the pages referenced.
+//
+// --hugetlb backs the buffer with 2 MiB hugetlb pages (MAP_HUGETLB; the size
+// rounded up to 2 MiB) from node N's pool (/sys/devices/system/node/nodeN/
+// hugepages/hugepages-2048kB/nr_hugepages must hold them): a database's
+// buffer pool. The pattern and the checks stay per 4 KiB page. A hugetlb
+// page moves only where a free huge page can be had: move_pages(2) fails
+// with ENOMEM when the target node has none and cannot assemble one
+// (tests/vm/scenarios/faults_move.sh, phase nomem).
 //
 // Memory policy after the fill (--rebind): MPOL_BIND is a VMA policy; it
 // governs where *new* pages are allocated. move_pages(2) and migrate_pages(2)
@@ -117,8 +125,8 @@ std::uint64_t check_page(const std::uint64_t* p, std::uint64_t index) {
 [[noreturn]] void usage(const char* why) {
   std::fprintf(stderr,
                "tier-touch: %s\nusage: tier-touch --size BYTES[K|M|G] --node N [--write-while] "
-               "[--huge] [--exit-after-ms MS] [--rebind keep|default|all] [--reserve BYTES]\n"
-               "       [--leave-free BYTES] [--fill-mbps R] [--pin-fraction F]\n",
+               "[--huge | --hugetlb] [--exit-after-ms MS] [--rebind keep|default|all]\n"
+               "       [--reserve BYTES] [--leave-free BYTES] [--fill-mbps R] [--pin-fraction F]\n",
                why);
   std::exit(2);
 }
@@ -160,6 +168,7 @@ struct Options {
   int node = -1;
   bool write_while = false;
   bool huge = false;
+  bool hugetlb = false;
   std::uint64_t exit_after_ms = 0;
   std::string rebind = "keep";
   std::uint64_t reserve = 0;
@@ -186,6 +195,8 @@ Options parse(int argc, char** argv) {
       o.write_while = true;
     } else if (a == "--huge") {
       o.huge = true;
+    } else if (a == "--hugetlb") {
+      o.hugetlb = true;
     } else if (a == "--exit-after-ms") {
       if (!parse_u64(value(), o.exit_after_ms, false) || o.exit_after_ms == 0) {
         usage("bad --exit-after-ms");
@@ -213,6 +224,9 @@ Options parse(int argc, char** argv) {
     }
   }
   if (o.size == 0 || o.node < 0) usage("--size and --node are required");
+  if (o.hugetlb && (o.huge || o.reserve != 0 || o.leave_free != 0 || o.pin_fraction > 0)) {
+    usage("--hugetlb goes with none of --huge, --reserve, --leave-free, --pin-fraction");
+  }
   if (o.reserve != 0 && o.reserve < o.size + 2 * kHuge) {
     usage("--reserve must exceed --size by 4 MiB or more");
   }
@@ -312,7 +326,8 @@ int main(int argc, char** argv) {
   // A scenario killed by its time limit must not leave a writer spinning
   // (or its memory held) for the scenarios after it: die with the parent.
   prctl(PR_SET_PDEATHSIG, SIGTERM);
-  std::size_t size = (o.size + kPage - 1) / kPage * kPage;
+  const std::size_t unit = o.hugetlb ? kHuge : kPage;
+  std::size_t size = (o.size + unit - 1) / unit * unit;
   std::size_t pages = size / kPage;
 
   // Signals are handled synchronously by the main thread (sigtimedwait);
@@ -327,7 +342,8 @@ int main(int argc, char** argv) {
   // With --huge, map 2 MiB more and align, so THP can back the buffer.
   std::size_t map_size = o.huge ? size + kHuge : size;
   if (o.reserve != 0) map_size = o.reserve;
-  const int flags = MAP_PRIVATE | MAP_ANONYMOUS | (o.reserve != 0 ? MAP_NORESERVE : 0);
+  const int flags = MAP_PRIVATE | MAP_ANONYMOUS | (o.reserve != 0 ? MAP_NORESERVE : 0) |
+                    (o.hugetlb ? MAP_HUGETLB | 21 << MAP_HUGE_SHIFT : 0);  // 2^21: 2 MiB
   void* m = mmap(nullptr, map_size, PROT_READ | PROT_WRITE, flags, -1, 0);
   if (m == MAP_FAILED) {
     std::fprintf(stderr, "tier-touch: mmap %zu bytes: %s\n", map_size, std::strerror(errno));
@@ -344,8 +360,10 @@ int main(int argc, char** argv) {
   char* const policy_base = o.reserve != 0 ? static_cast<char*>(m) : base;
   const std::size_t policy_size = o.reserve != 0 ? map_size : size;
   // Without --huge keep THP off: every page is then a 4 KiB page, so page
-  // counts in numa_maps, stats and move results are exact.
-  if (madvise(policy_base, policy_size, o.huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE) != 0) {
+  // counts in numa_maps, stats and move results are exact (THP advice does
+  // not apply to hugetlb mappings).
+  if (!o.hugetlb &&
+      madvise(policy_base, policy_size, o.huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE) != 0) {
     std::fprintf(stderr, "tier-touch: madvise: %s\n", std::strerror(errno));
     return 1;
   }
@@ -388,14 +406,15 @@ int main(int argc, char** argv) {
   std::thread writer_thread;
   if (o.write_while) writer_thread = std::thread([&writer] { writer.run(); });
 
-  std::printf(
-      "{\"pid\":%d,\"addr\":\"%#" PRIxPTR "\",\"end\":\"%#" PRIxPTR
-      "\",\"size\":%zu,\"pages\":%zu,\"page_size\":%zu,\"node\":%d,\"huge\":%s,"
-      "\"write_while\":%s,\"rebind\":\"%s\",\"pinned\":%zu,\"pipes\":%zu,\"resident\":%s}\n",
-      getpid(), reinterpret_cast<std::uintptr_t>(base),
-      reinterpret_cast<std::uintptr_t>(base) + size, size, pages, kPage, o.node,
-      o.huge ? "true" : "false", o.write_while ? "true" : "false", o.rebind.c_str(), pinned,
-      pins.size() / 2, residency_json(base, pages).c_str());
+  std::printf("{\"pid\":%d,\"addr\":\"%#" PRIxPTR "\",\"end\":\"%#" PRIxPTR
+              "\",\"size\":%zu,\"pages\":%zu,\"page_size\":%zu,\"node\":%d,\"huge\":%s,"
+              "\"hugetlb\":%s,\"write_while\":%s,\"rebind\":\"%s\",\"pinned\":%zu,\"pipes\":%zu,"
+              "\"resident\":%s}\n",
+              getpid(), reinterpret_cast<std::uintptr_t>(base),
+              reinterpret_cast<std::uintptr_t>(base) + size, size, pages, kPage, o.node,
+              o.huge ? "true" : "false", o.hugetlb ? "true" : "false",
+              o.write_while ? "true" : "false", o.rebind.c_str(), pinned, pins.size() / 2,
+              residency_json(base, pages).c_str());
   std::fflush(stdout);
 
   struct timespec deadline {};

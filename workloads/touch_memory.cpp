@@ -54,14 +54,23 @@ std::size_t fill(char* base, std::size_t pages, int node, std::uint64_t leave_fr
 // Pins FRACTION of the pages (page i when floor((i+1)F) > floor(iF)) with
 // vmsplice into pipes; returns the pipes' ends, open until exit.
 std::vector<int> pin_pages(char* base, std::size_t pages, double fraction, std::size_t& pinned) {
-  std::vector<int> pipes;
-  std::vector<struct iovec> pending;
+  std::vector<char*> chosen;
   for (std::size_t i = 0; i < pages; ++i) {
     if (static_cast<std::size_t>(static_cast<double>(i + 1) * fraction) >
         static_cast<std::size_t>(static_cast<double>(i) * fraction)) {
-      pending.push_back({base + i * kPage, kPage});
+      chosen.push_back(base + i * kPage);
     }
   }
+  pinned = chosen.size();
+  return pin_page_list(chosen);
+}
+
+// Pins each page of PAGES with vmsplice into pipes; returns the pipes' ends.
+std::vector<int> pin_page_list(const std::vector<char*>& pages) {
+  std::vector<int> pipes;
+  std::vector<struct iovec> pending;
+  pending.reserve(pages.size());
+  for (char* page : pages) pending.push_back({page, kPage});
   int max_size = 0;
   if (std::ifstream in("/proc/sys/fs/pipe-max-size"); in) in >> max_size;
   std::size_t next = 0;
@@ -92,8 +101,16 @@ std::vector<int> pin_pages(char* base, std::size_t pages, double fraction, std::
     }
     next += static_cast<std::size_t>(done) / kPage;
   }
-  pinned = pending.size();
   return pipes;
+}
+
+std::uint64_t frame_of(const char* page) {
+  static const int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  std::uint64_t entry = 0;
+  const auto offset = static_cast<off_t>(reinterpret_cast<std::uintptr_t>(page) / kPage * 8);
+  if (fd < 0 || pread(fd, &entry, sizeof entry, offset) != sizeof entry) return 0;
+  constexpr std::uint64_t kPresent = 1ull << 63, kFrameMask = (1ull << 55) - 1;
+  return (entry & kPresent) != 0 ? entry & kFrameMask : 0;
 }
 
 }  // namespace tier_workloads

@@ -1,6 +1,7 @@
-// tier-touch's memory tricks (workloads/tier-touch.cpp): a paced fill that
-// stops above a node's free-memory level, and pages pinned by vmsplice so
-// that move_pages(2) cannot migrate them.
+// tier-touch's and tier-fragment's memory tricks (workloads/tier-touch.cpp,
+// tier-fragment.cpp): a paced fill that stops above a node's free-memory
+// level, pages pinned by vmsplice so that move_pages(2) and compaction
+// cannot migrate them, and a page's physical frame.
 #pragma once
 
 #include <cstddef>
@@ -25,5 +26,13 @@ std::size_t fill(char* base, std::size_t pages, int node, std::uint64_t leave_fr
 /// `pinned`); returns the pipes' ends, to stay open until exit. Exits the
 /// process with a message when a pipe or vmsplice fails.
 std::vector<int> pin_pages(char* base, std::size_t pages, double fraction, std::size_t& pinned);
+
+/// Pins each page of `pages` (4 KiB page addresses) the same way.
+std::vector<int> pin_page_list(const std::vector<char*>& pages);
+
+/// Physical frame number of the resident page at `page` (/proc/self/pagemap;
+/// the kernel shows frame numbers to CAP_SYS_ADMIN only), 0 when not present
+/// or not shown.
+std::uint64_t frame_of(const char* page);
 
 }  // namespace tier_workloads

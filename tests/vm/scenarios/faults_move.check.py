@@ -14,7 +14,13 @@ SIGTERM, no OOM-killer line in dmesg, every surviving tier-touch verified with
            processes gone; up to five cgroups are tried, see events);
            the bystander verifies;
   procs/   short-lived rule workloads dropped as exited, every one of them
-           exiting 0 on its own."""
+           exiting 0 on its own;
+  nomem/   node 0 fragmented (tier-fragment kept pages in as many blocks as it
+           took pages from) with more free memory than tierd's floor needs;
+           `tierctl migrate` of the hugetlb workload to node 0 stopped by
+           move_pages' ENOMEM with at least 9 in 10 of its pages counted
+           no_memory and at most 1 in 10 moved; tierd's not_moved_pages.no_memory > 0,
+           in total and for the workload; the hugetlb pools restored."""
 import json
 import os
 import sys
@@ -128,9 +134,10 @@ c = vmcheck.Check("faults_move")
 c.eq("exit status", c.rc(), 0)
 if c.rc() == 127:
     c.finish()
-phases = {name: Phase(c, name) for name in ("fill", "busy", "cgroup", "procs")}
+PHASES = ("fill", "busy", "cgroup", "procs", "nomem")
+phases = {name: Phase(c, name) for name in PHASES}
 if not any(p.ran for p in phases.values()):
-    c.fail("no phase folder (fill, busy, cgroup, procs) in the output")
+    c.fail("no phase folder (%s) in the output" % ", ".join(PHASES))
 
 # --- fill -----------------------------------------------------------------------
 ph = phases["fill"]
@@ -240,6 +247,59 @@ if ph.ran:
         ph.fail("dropped for other reasons than exiting: %s" % reasons)
     c.note("procs: %d short-lived processes, %s dropped (reasons %s); %s" %
            (started, total, reasons, counts(pl)))
+
+# --- nomem ----------------------------------------------------------------------
+ph = phases["nomem"]
+if ph.ran:
+    ph.tierd_kept_serving()
+    start, done = ph.verified("touch")
+    ph.c.eq("nomem: the workload's buffer is hugetlb", start.get("hugetlb"), True)
+    f = fields(ph.file("nomem.txt"))
+    held = f.get("zone_held") or []
+    frag = (json_lines(ph.file("fragment.out")) or [{}])[0]
+    if not frag:
+        ph.fail("tier-fragment gave no start line: %s" % ph.file("fragment.err").strip()[:200])
+    pool0 = int((f.get("node0_pool") or ["0"])[0])
+    if pool0 > 0:
+        ph.verified("holder")
+    mig = c.json_output("nomem/migrate.json") or {}
+    failed = mig.get("failed") if isinstance(mig.get("failed"), dict) else {}
+    # tierctl migrate counts pages of the mapping's own size: 2 MiB here.
+    ph.c.eq("nomem: bytes tierctl migrate was asked to move", mig.get("requested_bytes"),
+            start.get("size"))
+    units = mig.get("requested_pages") or 0
+    # The kernel's word: the move fails with ENOMEM (a failed hugetlb
+    # allocation ends the whole call), so tierctl counts the batch
+    # no_memory and skips the rest; nothing reaches node 0.
+    ph.at_least("tierctl migrate: 2 MiB pages no_memory", failed.get("no_memory"),
+                max(1, units * 9 // 10))
+    ph.c.eq("nomem: tierctl migrate stop detail", mig.get("stop_detail"),
+            "move_pages: Cannot allocate memory")
+    # A 2 MiB block another process frees meanwhile may take one huge page.
+    moved = mig.get("moved_pages")
+    if not isinstance(moved, int) or moved > units // 10:
+        ph.fail("tierctl migrate moved %s of %d huge pages (want at most 1 in 10)" % (moved, units))
+    st = ph.status()
+    pl = placement(st)
+    ph.at_least("status placement.not_moved_pages.no_memory",
+                (pl.get("not_moved_pages") or {}).get("no_memory"), 1)
+    w = workload_named(st, "tier-touch")
+    ph.at_least("status: the workload's not_moved_pages.no_memory",
+                (w.get("not_moved_pages") or {}).get("no_memory"), 1)
+    after = fields(ph.file("nomem.txt")).get("pools_after") or []
+    saved = fields(c.file("knobs.saved"))
+    for node, at in (("0", 2), ("2", 7)):  # "node0 nr N free F node2 nr N free F"
+        path = "/sys/devices/system/node/node%s/hugepages/hugepages-2048kB/nr_hugepages" % node
+        ph.c.eq("nomem: node %s's hugetlb pool after the phase" % node,
+                after[at] if len(after) > at else None, (saved.get(path) or [None])[0])
+    c.note("nomem: tier-fragment took %s pages of node 0 in %s blocks and kept %s; node 0's "
+           "pool then grew to %d pages (held); node 0 free %.1f MiB after that; tierctl "
+           "migrate: no_memory %s of %d 2 MiB pages, moved %s, stop %s; tierd %s; workload at "
+           "the end on nodes %s" % (frag.get("taken_pages"), frag.get("blocks"),
+                                    frag.get("kept_pages"), pool0,
+                                    int(held[0]) / MIB if len(held) == 6 else -1,
+                                    failed.get("no_memory"), units, mig.get("moved_pages"),
+                                mig.get("stop_reason"), counts(pl), json.dumps(done.get("nodes"))))
 
 verified = sum(p.pages_verified for p in phases.values())
 bad = sum(p.bad_pages for p in phases.values())

@@ -22,6 +22,13 @@
 #            gone); a bystander in another cgroup verifies.
 #   procs/   short-lived processes matched by a rule, 4 at a time for 40 s,
 #            exiting while tierd scans and moves them, beside a long-lived one.
+#   nomem/   move_pages answering ENOMEM: the workload's buffer is 2 MiB
+#            hugetlb pages on node 2, and node 0 has free memory but no free
+#            2 MiB block (tier-fragment keeps one pinned page of each block
+#            it took and gives the rest back; node 0's hugetlb pool then
+#            takes every block the kernel can still assemble, and a holder
+#            maps them all). `tierctl migrate` first (the kernel's word),
+#            then tierd.
 # Every phase: tierd's pid at start and end, `tierctl status --json` and
 # `tierctl workloads --json` at the end, every surviving tier-touch verified
 # (its "verified" line), dmesg's OOM lines. faults_move.check.py judges.
@@ -371,7 +378,65 @@ class = \"online\""
   echo "procs: done, $n short-lived processes"
 }
 
-for ph in ${FAULTS_MOVE_PHASES:-fill busy cgroup procs}; do
+# --- nomem: no free 2 MiB block on the target ---------------------------------
+# hugepages NODE FILE: the node's 2 MiB hugetlb pool file FILE.
+hugepages() { echo "/sys/devices/system/node/node$1/hugepages/hugepages-2048kB/$2"; }
+pools() {
+  for n in 0 2; do
+    echo "node$n nr $(cat "$(hugepages $n nr_hugepages)") free $(cat "$(hugepages $n free_hugepages)")"
+  done
+}
+phase_nomem() {
+  d=nomem; mkdir -p $d
+  # The workload: 64 MiB of hugetlb pages on node 2 (32 pages of a pool of 40).
+  knob_set "$(hugepages 2 nr_hugepages)" 40
+  touch_on_cpu0 $d/touch --size 64M --node 2 --hugetlb --write-while
+  W=$P WRANGE=$RANGE
+  # Node 0 in pieces: down to its high watermark + 8 MiB (kswapd stays
+  # asleep), one page of each 2 MiB block kept, the rest free again.
+  # shellcheck disable=SC2046 # six numbers, one word each
+  set -- $(zone_figures)
+  echo "zone_before $*" >$d/nomem.txt
+  tier-fragment --node 0 --leave-free $(($4 + (8 << 20))) >$d/fragment.out 2>$d/fragment.err &
+  F=$!
+  wait_for $d 120 fragmented grep -q pid $d/fragment.out || :
+  echo "zone_fragmented $(zone_figures)" >>$d/nomem.txt
+  # Node 0's pool grown as far as the kernel can take it (it compacts and
+  # reclaims for each page, and stops at the first it cannot make): every
+  # 2 MiB block left then belongs to the pool, which a holder maps whole
+  # (a copy of tier-touch under another name: no rule makes it a workload,
+  # so nothing moves its pages off node 0 and frees a pool page).
+  knob_set "$(hugepages 0 nr_hugepages)" 512
+  h0=$(cat "$(hugepages 0 nr_hugepages)")
+  echo "node0_pool $h0" >>$d/nomem.txt
+  H=
+  if [ "$h0" -gt 0 ]; then
+    cp "$(command -v tier-touch)" /tmp/pool-holder
+    start_touch_cmd $d/holder /tmp/pool-holder --size $((h0 * 2))M --node 0 --hugetlb
+    H=$P
+  fi
+  echo "pools_held $(pools | tr '\n' ' ')" >>$d/nomem.txt
+  echo "zone_held $(zone_figures)" >>$d/nomem.txt
+  tierctl migrate --pid "$W" --to 0 --range "$WRANGE" --json >$d/migrate.json 2>$d/migrate.err
+  echo $? >$d/migrate.rc
+  config $d/tierd.toml "" "$RULE_TOUCH"
+  tierd_up $d
+  tlb_tick 0 1
+  wait_for $d 120 nomem_counted field_at_least no_memory 1 || :
+  sleep 5  # a few more ticks meeting it: counts grow, tierd keeps answering
+  echo "pools_end $(pools | tr '\n' ' ')" >>$d/nomem.txt
+  P=$W; verify_touch $d/touch
+  if [ -n "$H" ]; then P=$H; verify_touch $d/holder; fi
+  tierd_down $d
+  tlb_tick_stop
+  for p in $W $H $F; do kill -TERM "$p"; wait "$p"; done
+  restore_knobs
+  echo "pools_after $(pools | tr '\n' ' ')" >>$d/nomem.txt
+  oom_lines $d
+  echo "nomem: done"
+}
+
+for ph in ${FAULTS_MOVE_PHASES:-fill busy cgroup procs nomem}; do
   echo "$ph start $(up)"
   "phase_$ph"
   echo "$ph end $(up)"
