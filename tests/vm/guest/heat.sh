@@ -162,22 +162,25 @@ damon_stop() {
 # "aggregations"}: their union, as tier's damon source accumulates its
 # polls (one aggregation is 100 ms, 20 samples). Each update returns after
 # the next aggregation; one refused or empty is asked for again, 1 s apart,
-# at most 5 times. One awk per read (a cat per file would cost a fork each
-# under TCG).
+# for up to 30 s from the first ask (a soak run once met 5 in a row within
+# 5 s: the old bound), each recorded in damon.refused with what was seen.
+# One awk per read (a cat per file would cost a fork each under TCG).
 damon_json() {
   t=$DAMON/0/contexts/0/schemes/0/tried_regions
-  want=${1:-5} reads=0 refused=0
+  want=${1:-5} reads=0 since=$(cut -d' ' -f1 /proc/uptime)
   : >damon.regions
   while [ $reads -lt "$want" ]; do
-    if echo update_schemes_tried_regions 2>/dev/null >$DAMON/0/state && [ -e $t/0/start ]; then
+    # shellcheck disable=SC2116 # the echo is the write; its error message is what is kept
+    if refusal=$(echo update_schemes_tried_regions 2>&1 >$DAMON/0/state) && [ -e $t/0/start ]; then
       # shellcheck disable=SC2086 # the globs expand to one file per region
       awk '{ n = split(FILENAME, p, "/"); v[p[n - 1], p[n]] = $1; r[p[n - 1]] = 1 }
            END { for (i in r) print v[i, "start"], v[i, "end"], v[i, "nr_accesses"] }' \
         $t/[0-9]*/start $t/[0-9]*/end $t/[0-9]*/nr_accesses 2>/dev/null >>damon.regions
       reads=$((reads + 1))
     else
-      refused=$((refused + 1))
-      [ $refused -lt 5 ] || break
+      now=$(cut -d' ' -f1 /proc/uptime)
+      echo "$now ${refusal:-no region tried in the aggregation} (state $(cat $DAMON/0/state))" >>damon.refused
+      awk -v a="$since" -v b="$now" 'BEGIN { exit !(b - a < 30) }' || break
       sleep 1
     fi
   done

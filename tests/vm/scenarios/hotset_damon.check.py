@@ -18,7 +18,10 @@ c = heatcheck.new_check("hotset_damon")
 c.eq("exit status", c.rc(), 0)
 ready, done = heatcheck.check_hotset(c, SIZE, HOT, {"2": SIZE // heatcheck.PAGE})
 truth = heatcheck.truth(c, ready, 1)
+refused = c.file("damon.refused").strip()
 c.eq("DAMON read exit status", c.file("heat.rc").strip(), "0")
+if refused:  # updates that were refused or had no accessed region, each asked again
+    c.note("DAMON updates asked again (uptime, what was seen): %s" % refused.replace("\n", "; "))
 doc = c.json_output("heat.json")
 if isinstance(doc, dict) and truth is not None:
     c.note("%d regions in %s aggregations" % (len(doc.get("hot", [])), doc.get("aggregations")))
