@@ -44,22 +44,6 @@ constexpr std::uint64_t kFramesPerBlock = (2u << 20) / kPage;
   std::exit(2);
 }
 
-// A decimal number with an optional K, M or G suffix (when `suffixes`).
-bool parse_number(const char* text, std::uint64_t& out, bool suffixes) {
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long v = std::strtoull(text, &end, 10);
-  if (errno != 0 || end == text || *text == '-') return false;
-  std::uint64_t shift = 0;
-  if (suffixes && (*end == 'K' || *end == 'k')) shift = 10;
-  if (suffixes && (*end == 'M' || *end == 'm')) shift = 20;
-  if (suffixes && (*end == 'G' || *end == 'g')) shift = 30;
-  if (shift != 0) ++end;
-  if (*end != '\0') return false;
-  out = v << shift;
-  return true;
-}
-
 // Gives back every page not `kept` (MADV_DONTNEED, one call per run).
 std::size_t release_others(char* base, std::size_t pages, const std::vector<bool>& kept) {
   std::size_t released = 0;
@@ -93,10 +77,14 @@ int main(int argc, char** argv) {
     const char* value = argv[++i];
     std::uint64_t v = 0;
     if (a == "--node") {
-      if (!parse_number(value, v, false) || v > 1023) usage("bad --node");
+      if (!tier_workloads::parse_u64(value, v, false) || v >= tier_workloads::kMaskBits) {
+        usage("bad --node");
+      }
       node = static_cast<int>(v);
     } else if (a == "--leave-free") {
-      if (!parse_number(value, leave_free, true) || leave_free == 0) usage("bad --leave-free");
+      if (!tier_workloads::parse_u64(value, leave_free, true) || leave_free == 0) {
+        usage("bad --leave-free");
+      }
     } else {
       usage(("unknown argument " + a).c_str());
     }
@@ -111,6 +99,13 @@ int main(int argc, char** argv) {
 
   // At most the node's free memory: the fill stops at --leave-free anyway.
   const std::uint64_t free_now = tier_workloads::node_free_bytes(node);
+  if (free_now == 0) {
+    std::fprintf(stderr,
+                 "tier-fragment: node %d: no MemFree in /sys/devices/system/node/node%d/"
+                 "meminfo (no such node?)\n",
+                 node, node);
+    return 1;
+  }
   if (free_now <= leave_free) {
     std::fprintf(stderr, "tier-fragment: node %d has %llu bytes free, not more than --leave-free\n",
                  node, static_cast<unsigned long long>(free_now));
@@ -124,11 +119,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   char* base = static_cast<char*>(m);
-  std::vector<unsigned long> mask(1024 / (8 * sizeof(unsigned long)), 0);
-  mask[static_cast<std::size_t>(node) / (8 * sizeof(unsigned long))] |=
-      1ul << (static_cast<std::size_t>(node) % (8 * sizeof(unsigned long)));
+  const tier_workloads::NodeMask mask = tier_workloads::mask_of(node);
   if (madvise(base, pages * kPage, MADV_NOHUGEPAGE) != 0 ||
-      mbind(base, pages * kPage, MPOL_BIND, mask.data(), 1024, 0) != 0) {
+      mbind(base, pages * kPage, MPOL_BIND, mask.data(), tier_workloads::kMaskBits, 0) != 0) {
     std::fprintf(stderr, "tier-fragment: madvise/mbind node %d: %s\n", node, std::strerror(errno));
     return 1;
   }
@@ -139,8 +132,9 @@ int main(int argc, char** argv) {
   std::vector<bool> kept(pages, false);
   std::vector<char*> keep;
   std::unordered_set<std::uint64_t> blocks;
+  const std::vector<std::uint64_t> frames = tier_workloads::frames_of(base, pages);
   for (std::size_t i = 0; i < pages; ++i) {
-    const std::uint64_t frame = tier_workloads::frame_of(base + i * kPage);
+    const std::uint64_t frame = i < frames.size() ? frames[i] : 0;
     if (frame == 0) {
       std::fprintf(stderr,
                    "tier-fragment: no physical frame for page %zu (/proc/self/pagemap shows "

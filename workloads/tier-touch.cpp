@@ -92,6 +92,12 @@
 
 namespace {
 
+using tier_workloads::add_node;
+using tier_workloads::kMaskBits;
+using tier_workloads::mask_of;
+using tier_workloads::NodeMask;
+using tier_workloads::parse_u64;
+
 constexpr std::size_t kPage = 4096;
 constexpr std::size_t kWords = kPage / sizeof(std::uint64_t);
 constexpr std::uint64_t kMagic = 0x54494552u;  // "TIER"
@@ -131,38 +137,6 @@ std::uint64_t check_page(const std::uint64_t* p, std::uint64_t index) {
   std::exit(2);
 }
 
-bool parse_u64(const char* text, std::uint64_t& out, bool suffixes) {
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long v = std::strtoull(text, &end, 0);
-  if (errno != 0 || end == text) return false;
-  std::uint64_t mult = 1;
-  if (suffixes && *end != '\0') {
-    switch (*end) {
-      case 'k':
-      case 'K':
-        mult = 1ull << 10;
-        break;
-      case 'm':
-      case 'M':
-        mult = 1ull << 20;
-        break;
-      case 'g':
-      case 'G':
-        mult = 1ull << 30;
-        break;
-      default:
-        return false;
-    }
-    ++end;
-    if (*end == 'i' || *end == 'B') ++end;
-    if (*end == 'B') ++end;
-  }
-  if (*end != '\0') return false;
-  out = v * mult;
-  return true;
-}
-
 struct Options {
   std::uint64_t size = 0;
   int node = -1;
@@ -189,7 +163,7 @@ Options parse(int argc, char** argv) {
     if (a == "--size") {
       if (!parse_u64(value(), o.size, true) || o.size == 0) usage("bad --size");
     } else if (a == "--node") {
-      if (!parse_u64(value(), v, false) || v > 1023) usage("bad --node");
+      if (!parse_u64(value(), v, false) || v >= kMaskBits) usage("bad --node");
       o.node = static_cast<int>(v);
     } else if (a == "--write-while") {
       o.write_while = true;
@@ -231,16 +205,6 @@ Options parse(int argc, char** argv) {
     usage("--reserve must exceed --size by 4 MiB or more");
   }
   return o;
-}
-
-using NodeMask = std::vector<unsigned long>;
-constexpr std::size_t kMaskBits = 1024;
-
-NodeMask mask_of(int node) {
-  NodeMask m(kMaskBits / (8 * sizeof(unsigned long)), 0);
-  m[static_cast<std::size_t>(node) / (8 * sizeof(unsigned long))] |=
-      1ul << (static_cast<std::size_t>(node) % (8 * sizeof(unsigned long)));
-  return m;
 }
 
 // The writer: passes over the buffer, pass p rewrites every page at
@@ -346,7 +310,9 @@ int main(int argc, char** argv) {
                     (o.hugetlb ? MAP_HUGETLB | 21 << MAP_HUGE_SHIFT : 0);  // 2^21: 2 MiB
   void* m = mmap(nullptr, map_size, PROT_READ | PROT_WRITE, flags, -1, 0);
   if (m == MAP_FAILED) {
-    std::fprintf(stderr, "tier-touch: mmap %zu bytes: %s\n", map_size, std::strerror(errno));
+    std::fprintf(
+        stderr, "tier-touch: mmap %zu bytes: %s%s\n", map_size, std::strerror(errno),
+        o.hugetlb ? " (--hugetlb: are there that many free 2 MiB pages in the pools?)" : "");
     return 1;
   }
   char* base = static_cast<char*>(m);
@@ -385,10 +351,7 @@ int main(int argc, char** argv) {
   } else if (o.rebind == "all") {
     NodeMask all(kMaskBits / (8 * sizeof(unsigned long)), 0);
     for (int n = 0; n <= numa_max_node(); ++n) {
-      if (numa_bitmask_isbitset(numa_all_nodes_ptr, static_cast<unsigned>(n))) {
-        all[static_cast<std::size_t>(n) / (8 * sizeof(unsigned long))] |=
-            1ul << (static_cast<std::size_t>(n) % (8 * sizeof(unsigned long)));
-      }
+      if (numa_bitmask_isbitset(numa_all_nodes_ptr, static_cast<unsigned>(n))) add_node(all, n);
     }
     if (mbind(policy_base, policy_size, MPOL_BIND, all.data(), kMaskBits, 0) != 0) {
       std::fprintf(stderr, "tier-touch: mbind(MPOL_BIND, all nodes): %s\n", std::strerror(errno));

@@ -104,13 +104,67 @@ std::vector<int> pin_page_list(const std::vector<char*>& pages) {
   return pipes;
 }
 
-std::uint64_t frame_of(const char* page) {
-  static const int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-  std::uint64_t entry = 0;
-  const auto offset = static_cast<off_t>(reinterpret_cast<std::uintptr_t>(page) / kPage * 8);
-  if (fd < 0 || pread(fd, &entry, sizeof entry, offset) != sizeof entry) return 0;
+std::vector<std::uint64_t> frames_of(const char* base, std::size_t pages) {
+  std::vector<std::uint64_t> entries(pages);
+  const int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  const std::size_t bytes = pages * sizeof(std::uint64_t);
+  const auto offset = static_cast<off_t>(reinterpret_cast<std::uintptr_t>(base) / kPage * 8);
+  std::size_t done = 0;
+  while (done < bytes) {
+    const ssize_t n = pread(fd, reinterpret_cast<char*>(entries.data()) + done, bytes - done,
+                            offset + static_cast<off_t>(done));
+    if (n <= 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  close(fd);
+  if (done < bytes) return {};
   constexpr std::uint64_t kPresent = 1ull << 63, kFrameMask = (1ull << 55) - 1;
-  return (entry & kPresent) != 0 ? entry & kFrameMask : 0;
+  for (auto& e : entries) e = (e & kPresent) != 0 ? e & kFrameMask : 0;
+  return entries;
+}
+
+bool parse_u64(const char* text, std::uint64_t& out, bool suffixes) {
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(text, &end, 0);
+  if (errno != 0 || end == text || *text == '-') return false;
+  std::uint64_t shift = 0;
+  if (suffixes && *end != '\0') {
+    switch (*end) {
+      case 'k':
+      case 'K':
+        shift = 10;
+        break;
+      case 'm':
+      case 'M':
+        shift = 20;
+        break;
+      case 'g':
+      case 'G':
+        shift = 30;
+        break;
+      default:
+        return false;
+    }
+    ++end;
+    if (*end == 'i' || *end == 'B') ++end;
+    if (*end == 'B') ++end;
+  }
+  if (*end != '\0' || (shift != 0 && v > (~0ull >> shift))) return false;
+  out = v << shift;
+  return true;
+}
+
+void add_node(NodeMask& mask, int node) {
+  constexpr std::size_t kBits = 8 * sizeof(unsigned long);
+  mask[static_cast<std::size_t>(node) / kBits] |= 1ul << (static_cast<std::size_t>(node) % kBits);
+}
+
+NodeMask mask_of(int node) {
+  NodeMask mask(kMaskBits / (8 * sizeof(unsigned long)), 0);
+  add_node(mask, node);
+  return mask;
 }
 
 }  // namespace tier_workloads

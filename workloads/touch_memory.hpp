@@ -1,7 +1,8 @@
 // tier-touch's and tier-fragment's memory tricks (workloads/tier-touch.cpp,
 // tier-fragment.cpp): a paced fill that stops above a node's free-memory
 // level, pages pinned by vmsplice so that move_pages(2) and compaction
-// cannot migrate them, and a page's physical frame.
+// cannot migrate them, pages' physical frames; and the option values and
+// nodemasks both programs take.
 #pragma once
 
 #include <cstddef>
@@ -30,9 +31,22 @@ std::vector<int> pin_pages(char* base, std::size_t pages, double fraction, std::
 /// Pins each page of `pages` (4 KiB page addresses) the same way.
 std::vector<int> pin_page_list(const std::vector<char*>& pages);
 
-/// Physical frame number of the resident page at `page` (/proc/self/pagemap;
-/// the kernel shows frame numbers to CAP_SYS_ADMIN only), 0 when not present
-/// or not shown.
-std::uint64_t frame_of(const char* page);
+/// Physical frame numbers of the resident pages [base, base + pages * 4 KiB)
+/// from /proc/self/pagemap (one read; the kernel shows frame numbers to
+/// CAP_SYS_ADMIN only): 0 for a page not present or not shown, and an empty
+/// vector when the pagemap cannot be read.
+std::vector<std::uint64_t> frames_of(const char* base, std::size_t pages);
+
+/// A decimal or 0x number; with `suffixes`, K, M or G (KiB, MB, ...) may
+/// follow. False on anything else, a sign, or overflow.
+bool parse_u64(const char* text, std::uint64_t& out, bool suffixes);
+
+/// A nodemask for mbind(2): kMaskBits bits in unsigned longs.
+using NodeMask = std::vector<unsigned long>;
+inline constexpr std::size_t kMaskBits = 1024;
+/// Sets node's bit (node < kMaskBits).
+void add_node(NodeMask& mask, int node);
+/// The mask of one node.
+NodeMask mask_of(int node);
 
 }  // namespace tier_workloads

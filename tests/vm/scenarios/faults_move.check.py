@@ -259,6 +259,18 @@ if ph.ran:
     frag = (json_lines(ph.file("fragment.out")) or [{}])[0]
     if not frag:
         ph.fail("tier-fragment gave no start line: %s" % ph.file("fragment.err").strip()[:200])
+    # Fragmented: a page kept in every block it took pages from (at least one).
+    ph.at_least("nomem: 2 MiB blocks tier-fragment took pages from", frag.get("blocks"), 1)
+    ph.c.eq("nomem: pages tier-fragment kept", frag.get("kept_pages"), frag.get("blocks"))
+    # ENOMEM is the kernel's, not tierd's floor: node 0 had room for the whole
+    # workload above the mover's floor (max(high watermark, 2 % of the node)).
+    total = int((f.get("memtotal") or ["0"])[0])
+    if len(held) == 6:
+        floor = max(int(held[3]), total // 50)
+        ph.at_least("nomem: node 0's free bytes with the pool held", int(held[0]),
+                    floor + (start.get("size") or 0))
+    else:
+        ph.fail("no zone figures with the pool held: %r" % held)
     pool0 = int((f.get("node0_pool") or ["0"])[0])
     if pool0 > 0:
         ph.verified("holder")

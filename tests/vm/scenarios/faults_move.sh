@@ -397,6 +397,7 @@ phase_nomem() {
   # shellcheck disable=SC2046 # six numbers, one word each
   set -- $(zone_figures)
   echo "zone_before $*" >$d/nomem.txt
+  echo "memtotal $(node0_memtotal)" >>$d/nomem.txt
   tier-fragment --node 0 --leave-free $(($4 + (8 << 20))) >$d/fragment.out 2>$d/fragment.err &
   F=$!
   wait_for $d 120 fragmented grep -q pid $d/fragment.out || :
