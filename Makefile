@@ -1,7 +1,8 @@
 # Thin wrapper over scripts/ and CMake. The two commands of the README:
 #   make run    install what is missing, build, run tierd on the embedded config
 #               (foreground, a live status line per tick; Ctrl-C stops it)
-#   make test   install, build, run every test (unit, ASan+UBSan unit, QEMU scenarios)
+#   make test   install, build, run every test (the unit tests in an ASan+UBSan
+#               build, the few its sanitizers skip in release, QEMU scenarios)
 BUILD      ?= build
 ASAN_BUILD ?= $(BUILD)/asan
 JOBS       ?= $(shell nproc)
@@ -10,7 +11,8 @@ CMAKE_ARGS ?=
 VMTEST      = tests/vm/run.sh --build-dir $(abspath $(BUILD))
 
 .PHONY: all deps build run test unit asan vmtest faults vmtest-soak format format-check tidy clean help \
-        compile unit-tests asan-compile asan-tests vmtest-fetch vmtest-run vmtest-model
+        compile unit-tests asan-compile asan-tests vmtest-fetch vmtest-run vmtest-model \
+        compile-release-step release-tests
 
 all: build
 
@@ -58,12 +60,24 @@ test: format-check deps
 	@scripts/test-all.sh "$(MAKE)" $(BUILD) $(ASAN_BUILD)
 
 # The steps without their prerequisites (test-all.sh and the targets above).
+CONFIGURE = cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS) >/dev/null
 compile:
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS) >/dev/null
+	@$(CONFIGURE)
 	@cmake --build $(BUILD) -j $(JOBS)
 
 unit-tests:
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L unit
+
+# make test's release build: the programs, libraries and benchmarks, and only
+# the unit-test binaries a release build must have (the release-step target,
+# CMakeLists.txt); every unit test runs in the ASan+UBSan build, and
+# release-tests runs here the cases that build skips.
+compile-release-step:
+	@$(CONFIGURE)
+	@cmake --build $(BUILD) -j $(JOBS) --target release-step
+
+release-tests:
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L release
 
 asan-compile:
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DTIER_SANITIZE=ON $(CMAKE_ARGS) >/dev/null

@@ -11,13 +11,17 @@
 #
 #   1. `vmtest-fetch` (the emulated machine's kernels, QEMU 10 and rootfs:
 #      downloads and unpacking, mostly waiting on the network) in the
-#      background beside `compile`, the release build;
+#      background beside `compile-release-step`, the release build of what
+#      the emulated machine runs and the benchmarks, without the unit-test
+#      binaries: every unit test is built and run in the ASan+UBSan build
+#      (the test binaries were half of a release build, their run 3 minutes);
 #   2. `asan-compile` starts in the background at the lowest CPU priority
 #      (nice 19, its own process group in this session): it fills the
 #      cycles the steps below leave idle (the emulated machine's guests run
 #      on one TCG thread: one of the two cores);
-#   3. `unit-tests` (release) and `vmtest-run` (the emulated machine's
-#      scenarios, once the downloads are in) in the foreground;
+#   3. `release-tests` (the unit tests the ASan+UBSan build skips, ctest
+#      label `release`) and `vmtest-run` (the emulated machine's scenarios,
+#      once the downloads are in) in the foreground;
 #   4. once the ASan build is done, `asan-tests` (nothing else runs by then).
 #      The latency model's fidelity scenario (`make vmtest-model`) is not a
 #      step since 2026-12-06: its ratios missed their bounds in 6 of 15 boots
@@ -116,12 +120,12 @@ joined() {
 FETCH_T0=$SECONDS
 background 0 "$FETCH_LOG" vmtest-fetch
 FETCH_PID=$BG_PID
-step compile "release build"
+step compile-release-step "release build (programs, release-only tests)"
 
 ASAN_T0=$SECONDS
 background 19 "$ASAN_LOG" asan-compile
 ASAN_PID=$BG_PID
-step unit-tests "unit tests (release)"
+step release-tests "unit tests the ASan build skips (release)"
 # A failed download is also seen by vmtest-run, which fetches what is missing.
 joined "$FETCH_PID" "$FETCH_T0" "the emulated machine's downloads" "$FETCH_LOG" || true
 step vmtest-run "emulated machine scenarios" "$VM_LOG"

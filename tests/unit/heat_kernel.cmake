@@ -4,4 +4,5 @@
 tier_unit_test(heat_kernel_test
   unit/heat_kernel_damon_test.cpp
   unit/heat_kernel_soft_dirty_test.cpp
-  unit/heat_kernel_idle_page_test.cpp)
+  unit/heat_kernel_idle_page_test.cpp
+  GUEST)

@@ -17,7 +17,7 @@ target_link_libraries(preload_core_test PRIVATE tierpreload_core)
 target_compile_definitions(preload_core_test PRIVATE ${TIER_PRELOAD_TEST_DEFS})
 add_dependencies(preload_core_test preload_stress_core)
 
-tier_unit_test(preload_test unit/preload_test.cpp)
+tier_unit_test(preload_test unit/preload_test.cpp RELEASE)
 target_compile_definitions(preload_test PRIVATE ${TIER_PRELOAD_TEST_DEFS})
 add_dependencies(preload_test tierpreload preload_probe preload_stress tier-alloc-hold tierctl)
 target_include_directories(preload_core_test PRIVATE ${PROJECT_SOURCE_DIR}/tests/preload)
