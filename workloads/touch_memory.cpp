@@ -128,7 +128,9 @@ bool parse_u64(const char* text, std::uint64_t& out, bool suffixes) {
   char* end = nullptr;
   errno = 0;
   const unsigned long long v = std::strtoull(text, &end, 0);
-  if (errno != 0 || end == text || *text == '-') return false;
+  // strtoull skips blanks and wraps a negative number around (" -1" would
+  // be 2^64-1): a size starts with a digit.
+  if (errno != 0 || end == text || *text < '0' || *text > '9') return false;
   std::uint64_t shift = 0;
   if (suffixes && *end != '\0') {
     switch (*end) {

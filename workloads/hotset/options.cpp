@@ -31,7 +31,9 @@ bool parse_size(const char* text, std::size_t& out) {
   char* end = nullptr;
   errno = 0;
   unsigned long long v = std::strtoull(text, &end, 10);
-  if (errno != 0 || end == text || *text == '-') return false;
+  // strtoull skips blanks and wraps a negative number around (" -1" would
+  // be 2^64-1): a size starts with a digit.
+  if (errno != 0 || end == text || *text < '0' || *text > '9') return false;
   unsigned shift = 0;
   switch (*end) {
     case '\0':
