@@ -21,6 +21,7 @@ packages=(
   # emulated CXL/NUMA machine (tests/vm)
   qemu-system-x86 busybox-static cpio xz-utils zstd kmod bzip2 file ndctl daxctl python3
   debootstrap  # the systemd mode's Debian root filesystem (tests/vm/lib/rootfs.sh)
+  strace  # holds tierd's move_pages calls in the fault campaign (scenarios/faults_move.sh)
   libglib2.0-dev  # QEMU 10's qemu-plugin.h includes <glib.h> (tests/vm/plugin)
   # libtierpreload: real programs under LD_PRELOAD (tests/preload/real_programs.sh)
   # and the allocators it is benchmarked against (scripts/bench-preload.sh)

@@ -9,6 +9,8 @@
 #                        [--build-dir DIR] [--scenario NAME]... [--set NAME]
 #                        [--jobs N] [--keep] [--env KEY=VALUE]...
 #                        [--fetch-only] [--no-plugin] [--plugin-arg KEY=VALUE]...
+# A scenario with "# vmtest-tools: PROGRAM..." gets those host programs
+# (and their libraries) in its guest, as a mode's MODE_TOOLS.
 # --env adds KEY=VALUE to the guest's /etc/vmtest.env (scenario parameters,
 # e.g. the head-to-head's contender). A scenario with "# vmtest-explicit: yes"
 # runs only when --scenario names it (benchmarks, not part of make vmtest).
@@ -316,6 +318,14 @@ load_mode() {
   EXPECT=$(expect_file "$mode" "$MODE_KERNEL")
   SCENARIOS=()
   [[ -z $EXPECT ]] || mapfile -t SCENARIOS < <(scenarios_for "$mode" "$guest")
+  # Host tools a scenario needs in the guest ("# vmtest-tools: strace"),
+  # copied only into the guests that run it.
+  local s tool
+  for s in "${SCENARIOS[@]}"; do
+    for tool in $(scenario_header "$VM_DIR/scenarios/$s.sh" tools); do
+      [[ " $MODE_TOOLS " == *" $tool "* ]] || MODE_TOOLS+="${MODE_TOOLS:+ }$tool"
+    done
+  done
 }
 
 # mode_wanted MODE: false when --set is given and MODE has none of its

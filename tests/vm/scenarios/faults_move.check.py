@@ -9,9 +9,10 @@ SIGTERM, no OOM-killer line in dmesg, every surviving tier-touch verified with
   busy/    `tierctl migrate` left the pinned pages (9 in 10) unmoved as busy,
            moved the rest; tierd's not_moved_pages.busy > 0, in total and for
            the workload; pipe-max-size restored;
-  cgroup/  each doomed cgroup's workload dropped with a reason naming its
-           cgroup; its pages counted process_gone (a tick's moves met its
-           processes gone; up to five cgroups are tried, see events);
+  cgroup/  the doomed cgroup's workload dropped with a reason naming its
+           cgroup; its pages counted process_gone (the move_pages call strace
+           held at its entry while the processes were killed, and the later
+           ones, met them gone: strace.txt shows those calls failing);
            the bystander verifies;
   procs/   short-lived rule workloads dropped as exited, every one of them
            exiting 0 on its own;
@@ -220,10 +221,22 @@ if ph.ran:
     gone = (pl.get("not_moved_pages") or {}).get("process_gone", 0)
     gone_stops = (pl.get("moves_stopped") or {}).get("process_gone", 0)
     if gone + gone_stops < 1:
-        ph.fail("no move counted the killed process as gone: %s; events %s" %
-                (counts(pl), ph.file("events").strip().replace("\n", "; ")))
-    c.note("cgroup: dropped %s; %s; %s" %
-           ([d.get("reason") for d in doomed], counts(pl),
+        ph.fail("no move counted the killed process as gone: %s; events %s; waits %s" %
+                (counts(pl), ph.file("events").strip().replace("\n", "; "),
+                 ph.file("waits").strip().replace("\n", "; ")))
+    # strace's log of tierd's move_pages calls: those that failed once the
+    # processes were gone (ESRCH, or EINVAL/EFAULT for one still exiting).
+    # With -f a call may be logged in two lines ("move_pages(... <unfinished
+    # ...>", then "<... move_pages resumed>) = -1 ESRCH ...").
+    lines = ph.file("strace.txt").splitlines()
+    calls = [line for line in lines if "move_pages(" in line]
+    failed = [line for line in lines if "move_pages" in line and "= -1 E" in line]
+    if not failed:
+        ph.fail("strace.txt shows no move_pages call failing after the kill (%d calls): %s" %
+                (len(calls), " | ".join(calls[-3:])[:600]))
+    c.note("cgroup: dropped %s; %s; %d move_pages calls held, %d failed (first: %s); %s" %
+           ([d.get("reason") for d in doomed], counts(pl), len(calls), len(failed),
+            (failed[0] if failed else "-")[:160],
             ph.file("events").strip().replace("\n", "; ")))
 
 # --- procs ----------------------------------------------------------------------

@@ -2,6 +2,7 @@
 # vmtest-modes: numa
 # vmtest-set: faults
 # vmtest-timeout: 900
+# vmtest-tools: strace
 # Faults met by tierd's moves (issue 17 item 1), on the 6.12 kernel whose
 # CPU-less nodes 2-3 are the slow tier. In each phase tierd (balanced,
 # kernel_tiering "own", DAMON heat) promotes a tier-touch buffer written from
@@ -17,9 +18,9 @@
 #            9 in 10 of its pages in pipes (vmsplice); `tierctl migrate` first
 #            (ground truth for "the kernel refuses those"), then tierd.
 #   cgroup/  a cgroup v2 workload (a [[workloads.watch]] child, eight
-#            processes) killed and its cgroup removed once tierd moves its
-#            pages (up to three such cgroups, until a move met the processes
-#            gone); a bystander in another cgroup verifies.
+#            processes) killed and its cgroup removed while one of tierd's
+#            move_pages calls for it is held at its entry by strace; a
+#            bystander in another cgroup verifies.
 #   procs/   short-lived processes matched by a rule, 4 at a time for 40 s,
 #            exiting while tierd scans and moves them, beside a long-lived one.
 #   nomem/   move_pages answering ENOMEM: the workload's buffer is 2 MiB
@@ -39,9 +40,10 @@
 SOCK=/run/tierd-faults.sock
 CG=/sys/fs/cgroup/faultmove
 BYSTANDER=/sys/fs/cgroup/faultmove-bystander
-T=
+T= HOLD=
 kill_tierd() { [ -z "$T" ] || { kill -TERM "$T" 2>/dev/null; wait "$T" 2>/dev/null; T=; }; }
 cleanup() {
+  release_moves
   kill_tierd
   tlb_tick_stop
   for p in $(cat "$CG"/*/cgroup.procs $BYSTANDER/cgroup.procs 2>/dev/null); do
@@ -55,6 +57,10 @@ trap cleanup EXIT
 if ! tierd --print-default-config 2>/dev/null | grep -q '^kernel_tiering'; then
   echo "tierd has no [placement] kernel_tiering: not built yet" >&2
   exit 127
+fi
+if ! command -v strace >/dev/null; then
+  echo "no strace in the guest (the scenario's vmtest-tools header puts the host's there)" >&2
+  exit 1
 fi
 if ! tier-touch --help 2>&1 | grep -q -- '--pin-fraction'; then
   echo "tier-touch has no --pin-fraction: not built yet" >&2
@@ -270,46 +276,66 @@ in_cgroup() {
   g=$1 o=$2; shift 2
   start_touch_cmd "$o" sh -c 'echo $$ >"$0/cgroup.procs" && exec taskset -c 0 tier-touch "$@"' "$g" "$@"
 }
-# moving_one_of PIDS: one of tierd's threads is inside move_pages(2) with
+# moving_one_of PIDS: one of tierd's threads is in move_pages(2) with
 # MPOL_MF_MOVE (its 7th field, flags 0x2) for one of PIDS (its 2nd field), as
-# /proc/T/task/*/syscall shows a call that sleeps (lru_cache_disable at its
-# start does; a call on a CPU shows "running"), or one of PIDS has pages on
-# node 0 (this tick's moves under way, the other processes' calls may follow).
+# /proc/T/task/*/syscall shows it: strace holds every such call at its entry
+# (hold_moves), so the kernel has not started it.
 moving_one_of() {
   cat /proc/"$T"/task/*/syscall 2>/dev/null | awk -v pids="$1" '
     BEGIN { n = split(pids, p, " "); for (i = 1; i <= n; i++) want[sprintf("0x%x", p[i])] = 1 }
     $1 == 279 && ($2 in want) && $7 == "0x2" { found = 1 }
-    END { exit !found }' && return 0
-  for q in $1; do grep -q ' N0=' /proc/"$q"/numa_maps 2>/dev/null && return 0; done
-  return 1
+    END { exit !found }'
 }
 
-# doom K DIR: cgroup doomedK with eight tier-touch processes (24 MiB each on
-# node 2): tierd moves each one's pages with its own move_pages calls, one
-# after the other in a tick. Once tierd is moving one of them, all eight are
-# killed and the cgroup removed: the calls after the one in flight meet a
-# process that is gone. DIR/events says when and what was seen.
+# hold_moves DIR: strace holds each of tierd's move_pages(2) calls for 2 s at
+# its entry (-e inject=...:delay_enter) and logs them to DIR/strace.txt; HOLD
+# is its pid. A process killed while tierd's call for it is held is gone when
+# the call starts, however fast or slow the guest is: the fault lands inside
+# a move every time (without the hold, a call already in the kernel holds
+# the process's memory and completes, and the kill often came too late).
+hold_moves() {
+  strace -f -qq -p "$T" -e trace=move_pages -e inject=move_pages:delay_enter=2000000 \
+    -o "$1/strace.txt" 2>"$1/strace.err" &
+  HOLD=$!
+  wait_for "$1" 30 strace_attached traced_by "$HOLD"
+}
+# traced_by PID: every thread of tierd is traced by PID.
+traced_by() {
+  for t in /proc/"$T"/task/*; do
+    grep -q "^TracerPid:[[:space:]]*$1\$" "$t/status" 2>/dev/null || return 1
+  done
+}
+release_moves() { [ -z "$HOLD" ] || { kill -INT "$HOLD" 2>/dev/null; wait "$HOLD"; HOLD=; }; }
+
+# doom DIR: cgroup doomed1 with eight tier-touch processes (24 MiB each on
+# node 2), a [[workloads.watch]] child. Once one of tierd's move_pages calls
+# for them is held (up to 120 s: DAMON ranks them hot, the policy plans), all
+# eight are killed and the cgroup removed: that call and every later one
+# meet processes that are gone. DIR/events and DIR/waits say when and what
+# was seen.
 doom() {
-  k=$1 d=$2
-  mkdir $CG/doomed$k
+  d=$1
+  mkdir $CG/doomed1
   doomed=
   for j in 1 2 3 4 5 6 7 8; do
-    in_cgroup $CG/doomed$k $d/doomed$k.$j --size 24M --node 2 --write-while
+    in_cgroup $CG/doomed1 $d/doomed1.$j --size 24M --node 2 --write-while
     doomed="$doomed $P"
   done
+  echo "doomed pids$doomed" >>$d/events
   s=$(up) hit=timeout
-  while [ "$(elapsed_since "$s" | cut -d. -f1)" -lt 60 ]; do  # 20 ms apart
+  while [ "$(elapsed_since "$s" | cut -d. -f1)" -lt 120 ]; do  # 100 ms apart
     if moving_one_of "$doomed"; then hit=ok; break; fi
-    usleep 20000
+    usleep 100000
   done
-  echo "doomed${k}_moving $(elapsed_since "$s") $hit" >>$d/waits
+  echo "doomed1_moving $(elapsed_since "$s") $hit" >>$d/waits
+  echo "held: $(cat /proc/"$T"/task/*/syscall 2>/dev/null | awk '$1 == 279' | head -n1)" >>$d/events
   for q in $doomed; do kill -KILL "$q"; done
-  echo "attempt $k killed at $(up): tierd moving $hit" >>$d/events
+  echo "attempt 1 killed at $(up): tierd's move held $hit" >>$d/events
   for q in $doomed; do wait "$q" 2>/dev/null; done
-  wait_for $d 30 doomed${k}_empty sh -c "[ -z \"\$(cat $CG/doomed$k/cgroup.procs)\" ]"
-  rmdir $CG/doomed$k
-  echo "attempt $k rmdir $? at $(up)" >>$d/events
-  wait_for $d 60 dropped$k field_at_least dropped_total "$k"
+  wait_for $d 30 doomed1_empty sh -c "[ -z \"\$(cat $CG/doomed1/cgroup.procs)\" ]"
+  rmdir $CG/doomed1
+  echo "attempt 1 rmdir $? at $(up)" >>$d/events
+  wait_for $d 60 dropped1 field_at_least dropped_total 1
 }
 gone_counted() { [ $(($(status_field process_gone))) -gt 0 ]; }
 
@@ -320,20 +346,17 @@ phase_cgroup() {
 parent = \"$CG\"
 class = \"online\""
   # The bystander is not a workload: tierd's DAMON source takes the one
-  # kdamond the kernel offers, and the doomed cgroups need it for their heat.
+  # kdamond the kernel offers, and the doomed cgroup needs it for its heat.
   in_cgroup $BYSTANDER $d/bystander --size 32M --node 2 --write-while
   S=$P
   tierd_up $d
+  hold_moves $d
   tlb_tick 0 1
-  # The kill may land after the tick's last call (nothing then meets the
-  # process gone): up to five cgroups, the attempts recorded.
-  for k in 1 2 3 4 5; do
-    doom $k $d
-    sleep 2  # the outcome of the tick in flight reaches the status
-    if gone_counted; then break; fi
-  done
-  echo "attempts $k" >>$d/events
-  sleep 3
+  doom $d
+  echo "attempts 1" >>$d/events
+  # The held call returns once its hold ends; its outcome reaches the status.
+  wait_for $d 60 gone_counted gone_counted || :
+  release_moves
   P=$S; verify_touch $d/bystander
   tierd_down $d
   tlb_tick_stop
