@@ -8,17 +8,21 @@
 # against its limit, i.e. how far the deadline is from what was measured.
 #
 # usage: scripts/vmtest-soak.sh [--quiet N] [--loaded N] [--build-dir DIR]
-#                               [--out DIR] [run.sh options...]
+#                               [--out DIR] [--resume] [run.sh options...]
 #   --quiet N     quiet runs (default 20)      --loaded N   loaded runs (default 10)
 #   --build-dir   the build to test (default build/)
 #   --out DIR     where every run's report and timings go (default BUILD/vm/soak)
+#   --resume      add N more runs to OUT's results (numbered on from its last
+#                 run of each kind; the table counts them all): one soak of
+#                 one tree and build spread over several sittings. Refused
+#                 when OUT's recorded commit is not this tree's.
 #   anything else is passed to tests/vm/run.sh (--mode, --scenario, --set, --jobs)
 # Exit status: 0 when every scenario passed every run, 1 otherwise, 2 bad usage.
 # The table is also written to OUT/table.md.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-QUIET=20 LOADED=10 BUILD="$REPO/build" OUT="" RUN_ARGS=()
+QUIET=20 LOADED=10 BUILD="$REPO/build" OUT="" RESUME=0 RUN_ARGS=()
 
 usage() {
   sed -n '/^# usage:/,/^# The table/p' "$0" | sed 's/^# \{0,1\}//' >&2
@@ -32,6 +36,7 @@ while [[ $# -gt 0 ]]; do
     --loaded) [[ $# -ge 2 ]] || usage; count "$1" "$2"; LOADED=$2; shift 2 ;;
     --build-dir) [[ $# -ge 2 ]] || usage; BUILD=$2; shift 2 ;;
     --out) [[ $# -ge 2 ]] || usage; OUT=$2; shift 2 ;;
+    --resume) RESUME=1; shift ;;
     -h | --help) usage ;;
     *) RUN_ARGS+=("$1"); shift ;;
   esac
@@ -42,7 +47,20 @@ BUILD=$(cd "$BUILD" && pwd)
 OUT=${OUT:-$BUILD/vm/soak}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
-: >"$OUT/results.tsv"
+# The tree under test: its commit, and whether the work tree differs from it.
+TREE=$(git -C "$REPO" rev-parse HEAD 2>/dev/null || echo unknown)
+git -C "$REPO" diff --quiet HEAD -- 2>/dev/null || TREE="$TREE+changes"
+FIRST_QUIET=1 FIRST_LOADED=1
+if [[ $RESUME == 1 && -s $OUT/results.tsv ]]; then
+  was=$(cat "$OUT/tree" 2>/dev/null || echo unknown)
+  [[ $was == "$TREE" && $TREE != *+changes ]] ||
+    { echo "vmtest-soak: --resume: $OUT holds runs of $was, this tree is $TREE" >&2; exit 2; }
+  last() { awk -F'\t' -v k="$1" '$1 == k && $2 > n { n = $2 } END { print n + 0 }' "$OUT/results.tsv"; }
+  FIRST_QUIET=$(($(last quiet) + 1)) FIRST_LOADED=$(($(last loaded) + 1))
+else
+  : >"$OUT/results.tsv"
+  echo "$TREE" >"$OUT/tree"
+fi
 
 # The competing load: busy loops at normal priority, ended by their pids.
 LOAD_PIDS=()
@@ -94,13 +112,14 @@ one_run() {
   echo "vmtest-soak: $kind run $run: $(tail -n1 "$report") ($(($(date +%s) - started)) s)" >&2
 }
 
-for ((i = 1; i <= QUIET; i++)); do one_run quiet "$i"; done
+for ((i = FIRST_QUIET; i < FIRST_QUIET + QUIET; i++)); do one_run quiet "$i"; done
 if [[ $LOADED -gt 0 ]]; then
   start_load
   echo "vmtest-soak: competing load: pids ${LOAD_PIDS[*]}" >&2
-  for ((i = 1; i <= LOADED; i++)); do one_run loaded "$i"; done
+  for ((i = FIRST_LOADED; i < FIRST_LOADED + LOADED; i++)); do one_run loaded "$i"; done
   stop_load
 fi
 
-/usr/bin/python3 "$REPO/scripts/vmtest_soak_table.py" "$OUT/results.tsv" "$QUIET" "$LOADED" | tee "$OUT/table.md"
+/usr/bin/python3 "$REPO/scripts/vmtest_soak_table.py" "$OUT/results.tsv" \
+  $((FIRST_QUIET - 1 + QUIET)) $((FIRST_LOADED - 1 + LOADED)) | tee "$OUT/table.md"
 ! awk -F'\t' '$4 != "PASS" { bad = 1 } END { exit !bad }' "$OUT/results.tsv"
