@@ -122,7 +122,8 @@ void add_bench_command(CLI::App& app, const GlobalOptions& global, Action& actio
                   "Buffer bytes, 1M to 1T, K/M/G/T suffixes (binary); default: max(256M, 8 x "
                   "LLC), at most a quarter of the target's free memory");
   add_count_option(*cmd, "--repeat", options->repeat, 1, kMaxRepeat,
-                   "Passes per figure, 1 to 1000; the median is reported")
+                   "Rounds over the targets, 1 to 1000 (each measures every target once, from a "
+                   "different first target); a figure is the median of its rounds")
       ->default_str("5");
   cmd->add_flag("--loaded", options->loaded, "Also measure loaded latency (bandwidth, latency)");
   cmd->add_flag("--json", options->json, "Print one JSON document (docs/bench.md)");

@@ -58,6 +58,28 @@ TEST(BenchPermutation, DependsOnSeed) {
   EXPECT_EQ(cyclic_permutation(1000, 7), cyclic_permutation(1000, 7));
 }
 
+TEST(BenchRounds, EveryTargetOncePerRoundAtEveryPositionOverTheRounds) {
+  // As many rounds as targets: each target is measured first in one round,
+  // last in another (a Latin square), so a drift cannot favour any of them.
+  const std::size_t targets = 4;
+  std::vector<std::set<std::size_t>> positions(targets);
+  for (int round = 0; round < 4; ++round) {
+    auto order = round_order(targets, round, 4);
+    ASSERT_EQ(order.size(), targets);
+    EXPECT_EQ(std::set<std::size_t>(order.begin(), order.end()).size(), targets) << round;
+    for (std::size_t k = 0; k < targets; ++k) positions[order[k]].insert(k);
+  }
+  for (std::size_t t = 0; t < targets; ++t) EXPECT_EQ(positions[t].size(), targets) << t;
+}
+
+TEST(BenchRounds, FewerRoundsStartAtTargetsSpreadOverTheOrder) {
+  EXPECT_EQ(round_order(4, 0, 1), (std::vector<std::size_t>{0, 1, 2, 3}));
+  EXPECT_EQ(round_order(4, 0, 2), (std::vector<std::size_t>{0, 1, 2, 3}));
+  EXPECT_EQ(round_order(4, 1, 2), (std::vector<std::size_t>{2, 3, 0, 1}));
+  EXPECT_EQ(round_order(6, 2, 3), (std::vector<std::size_t>{4, 5, 0, 1, 2, 3}));
+  EXPECT_TRUE(round_order(0, 0, 3).empty());
+}
+
 TEST(BenchDefaultSize, LargerOfFloorAndLlcCappedByFreeMemory) {
   EXPECT_EQ(default_size(32u << 20, std::nullopt), 256ull << 20);
   EXPECT_EQ(default_size(64u << 20, std::nullopt), 512ull << 20);
@@ -230,6 +252,30 @@ TEST(BenchLive, SmallRunGivesSaneFigures) {
   }
   EXPECT_DOUBLE_EQ(p.on_target, 1.0);
   EXPECT_TRUE(p.loaded.empty());
+}
+
+// Several rounds of every measurement: the chase must still follow an
+// intact chain after earlier rounds (the write and copy kernels overwrite
+// the buffer, so bandwidth comes last; a chase after them crashes).
+TEST(BenchLive, SeveralRoundsOfEveryMeasurementOnOneBuffer) {
+  const Topology topology = load_topology();
+  BenchConfig config;
+  config.size = 4u << 20;
+  config.repeat = 3;
+  config.loaded = true;
+  config = resolve_config(topology, config);
+  config.initiators.resize(1);
+  config.targets.resize(1);
+  const BenchReport report = run_bench(topology, config);
+  ASSERT_EQ(report.pairs.size(), 1u);
+  const PairResult& p = report.pairs[0];
+  EXPECT_EQ(report.repeat, 3);
+  ASSERT_TRUE(p.latency_ns);
+  EXPECT_GT(*p.latency_ns, 0);
+  ASSERT_TRUE(p.copy_mbps);
+  EXPECT_GT(*p.copy_mbps, 0);
+  ASSERT_FALSE(p.loaded.empty());
+  for (const auto& point : p.loaded) EXPECT_GT(point.latency_ns, 0);
 }
 
 TEST(BenchLive, LoadedSweepStartsIdleAndEndsAtFullLoad) {

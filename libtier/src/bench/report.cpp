@@ -248,7 +248,7 @@ std::string render_text(const BenchReport& report, const Topology& topology) {
   out << "tierctl bench: " << doc.at("size_bytes").as_uint64() / (1u << 20) << " MiB buffer, "
       << doc.at("threads").as_int64() << " bandwidth thread(s), huge pages "
       << (doc.at("huge_pages").as_bool() ? "yes" : "no") << ", median of " << report.repeat
-      << " pass(es)\n"
+      << " round(s)\n"
       << "Rows: initiator (CPU) node, columns: target (memory) node. MB/s = 10^6 bytes/s.\n"
       << "In [brackets]: the HMAT figure `tierctl topo` shows for the pair, - = none.\n\n";
   const auto& in = report.initiators;

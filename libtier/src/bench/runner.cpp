@@ -1,5 +1,7 @@
 // Runs the probes over the initiator x target matrix and checks the config.
 #include <algorithm>
+#include <functional>
+#include <memory>
 #include <set>
 #include <thread>
 
@@ -114,67 +116,127 @@ BenchConfig resolve_config(const Topology& topology, BenchConfig config) {
   return config;
 }
 
+std::vector<std::size_t> round_order(std::size_t count, int round, int rounds) {
+  std::vector<std::size_t> order(count);
+  if (count == 0) return order;
+  const std::size_t start = rounds > 0 ? static_cast<std::size_t>(round % rounds) * count /
+                                             static_cast<std::size_t>(rounds)
+                                       : 0;
+  for (std::size_t k = 0; k < count; ++k) order[k] = (start + k) % count;
+  return order;
+}
+
 namespace {
 
-PairResult run_pair(const Node& initiator, const Node& target, const BenchConfig& config,
-                    std::uint64_t llc, const std::function<void(const std::string&)>& progress) {
-  using namespace detail;
+// One initiator -> target pair while it is measured: its buffer and the
+// passes of every round so far.
+struct PairRun {
   PairResult result;
-  result.initiator = initiator.id;
-  result.target = target.id;
-  result.size_bytes = config.size ? *config.size : default_size(llc, target.memory_free_bytes);
-  result.threads = config.threads ? *config.threads : static_cast<int>(initiator.cpus.size());
-  auto say = [&](const std::string& what) {
+  std::unique_ptr<detail::NodeBuffer> buffer;
+  std::vector<double> latency, read, write, copy;
+};
+
+// Runs `work` on a thread pinned to `cpus` (the measurement's initiator).
+void on_initiator(const CpuList& cpus, const std::function<void()>& work) {
+  std::thread([&] {
+    detail::pin_to(cpus);
+    work();
+  }).join();
+}
+
+// Every target of one initiator, each in its own buffer on its node (one
+// buffer per node at a time, as one pair alone would hold), measured in
+// rounds: each round takes every target once, in an order that starts at a
+// different target each round, and a figure is the median of its rounds.
+// A drift over the run (a cache or TLB that grows, a host that gets busier)
+// then falls on every target alike instead of on the ones measured first.
+void run_initiator(const Node& initiator, const std::vector<const Node*>& targets,
+                   const BenchConfig& config, std::uint64_t llc,
+                   const std::function<void(const std::string&)>& progress,
+                   std::vector<PairResult>& out) {
+  using namespace detail;
+  std::vector<PairRun> runs(targets.size());
+  auto say = [&](const PairRun& run, const std::string& what) {
     if (progress) {
-      progress("node " + std::to_string(initiator.id) + " -> node " + std::to_string(target.id) +
-               ": " + what);
+      progress("node " + std::to_string(run.result.initiator) + " -> node " +
+               std::to_string(run.result.target) + ": " + what);
     }
   };
-
-  NodeBuffer buffer(result.size_bytes, target.id);
-  std::thread([&] {
-    pin_to(initiator.cpus);
-    buffer.touch();
-    build_chase(buffer, 0x7469657262656e63ull ^ target.id);
-  }).join();
-  result.huge_pages = buffer.huge_pages();
-  result.on_target = buffer.fraction_on(target.id);
-  const std::size_t lines = buffer.size() / kLineBytes;
-
-  if (config.latency) {
-    say("idle latency");
-    std::thread([&] {
-      pin_to(initiator.cpus);
-      const std::size_t loads = std::min(lines, kMaxLoadsPerPass);
-      chase_ns(buffer, std::min(loads, std::size_t{1} << 18));  // warm TLB and caches
-      std::vector<double> passes;
-      for (int i = 0; i < config.repeat; ++i) passes.push_back(chase_ns(buffer, loads));
-      result.latency_ns = median(passes);
-    }).join();
+  for (std::size_t k = 0; k < targets.size(); ++k) {
+    PairRun& run = runs[k];
+    const Node& target = *targets[k];
+    run.result.initiator = initiator.id;
+    run.result.target = target.id;
+    run.result.size_bytes =
+        config.size ? *config.size : default_size(llc, target.memory_free_bytes);
+    run.result.threads = config.threads ? *config.threads : static_cast<int>(initiator.cpus.size());
+    run.buffer = std::make_unique<NodeBuffer>(run.result.size_bytes, target.id);
+    on_initiator(initiator.cpus, [&] {
+      run.buffer->touch();
+      build_chase(*run.buffer, 0x7469657262656e63ull ^ target.id);
+    });
+    run.result.huge_pages = run.buffer->huge_pages();
+    run.result.on_target = run.buffer->fraction_on(target.id);
   }
-  if (config.loaded) {
-    say("loaded latency");
-    NodeBuffer load(result.size_bytes, target.id);
-    load.touch();
-    result.huge_pages = result.huge_pages && load.huge_pages();
-    result.loaded =
-        loaded_sweep(buffer, load, initiator.cpus, result.threads, std::min(lines, kLoadedLoads));
-  }
-  if (config.bandwidth) {
-    auto measure = [&](Kernel kernel, const char* name) {
-      say(std::string(name) + " bandwidth");
-      bandwidth_pass(buffer, kernel, result.threads, initiator.cpus);  // warm-up
-      std::vector<double> passes;
-      for (int i = 0; i < config.repeat; ++i) {
-        passes.push_back(bandwidth_pass(buffer, kernel, result.threads, initiator.cpus));
+
+  auto in_rounds = [&](const std::function<void(PairRun&, int, const std::string&)>& measure) {
+    for (int round = 0; round < config.repeat; ++round) {
+      const std::string of =
+          "round " + std::to_string(round + 1) + " of " + std::to_string(config.repeat);
+      for (std::size_t k : round_order(runs.size(), round, config.repeat)) {
+        measure(runs[k], round, of);
       }
-      return median(passes);
-    };
-    result.read_mbps = measure(Kernel::read, "read");
-    result.write_mbps = measure(Kernel::write, "write");
-    result.copy_mbps = measure(Kernel::copy, "copy");
+    }
+  };
+  // 1. Idle latency: the chain built above.
+  if (config.latency) {
+    in_rounds([&](PairRun& run, int, const std::string& of) {
+      say(run, "idle latency, " + of);
+      NodeBuffer& buffer = *run.buffer;
+      on_initiator(initiator.cpus, [&] {
+        const std::size_t loads = std::min(buffer.size() / kLineBytes, kMaxLoadsPerPass);
+        chase_ns(buffer, std::min(loads, std::size_t{1} << 18));  // warm TLB and caches
+        run.latency.push_back(chase_ns(buffer, loads));
+      });
+    });
   }
-  return result;
+  // 2. The loaded sweep chases the same chain while loaders read a second
+  //    buffer on the target: one pair at a time.
+  if (config.loaded) {
+    for (PairRun& run : runs) {
+      say(run, "loaded latency");
+      NodeBuffer load(run.result.size_bytes, run.result.target);
+      load.touch();
+      run.result.huge_pages = run.result.huge_pages && load.huge_pages();
+      run.result.loaded = loaded_sweep(*run.buffer, load, initiator.cpus, run.result.threads,
+                                       std::min(run.buffer->size() / kLineBytes, kLoadedLoads));
+    }
+  }
+  // 3. Bandwidth last: the write and copy kernels overwrite the chain.
+  if (config.bandwidth) {
+    in_rounds([&](PairRun& run, int round, const std::string& of) {
+      auto pass = [&](Kernel kernel, const char* name, std::vector<double>& passes) {
+        say(run, std::string(name) + " bandwidth, " + of);
+        // The first round's first pass warms up (page tables, TLB).
+        if (round == 0) bandwidth_pass(*run.buffer, kernel, run.result.threads, initiator.cpus);
+        passes.push_back(bandwidth_pass(*run.buffer, kernel, run.result.threads, initiator.cpus));
+      };
+      pass(Kernel::read, "read", run.read);
+      pass(Kernel::write, "write", run.write);
+      pass(Kernel::copy, "copy", run.copy);
+    });
+  }
+
+  for (PairRun& run : runs) {
+    if (config.latency) run.result.latency_ns = median(run.latency);
+    if (config.bandwidth) {
+      run.result.read_mbps = median(run.read);
+      run.result.write_mbps = median(run.write);
+      run.result.copy_mbps = median(run.copy);
+    }
+    run.buffer.reset();
+    out.push_back(std::move(run.result));
+  }
 }
 
 }  // namespace
@@ -186,11 +248,10 @@ BenchReport run_bench(const Topology& topology, const BenchConfig& resolved,
   report.targets = resolved.targets;
   report.repeat = resolved.repeat;
   const std::uint64_t llc = llc_bytes(SysRoot("/"));
+  std::vector<const Node*> targets;
+  for (unsigned t : resolved.targets) targets.push_back(topology.node(t));
   for (unsigned i : resolved.initiators) {
-    for (unsigned t : resolved.targets) {
-      report.pairs.push_back(
-          run_pair(*topology.node(i), *topology.node(t), resolved, llc, progress));
-    }
+    run_initiator(*topology.node(i), targets, resolved, llc, progress, report.pairs);
   }
   // One warning per distinct buffer size that fits in the cache.
   for (const PairResult& pair : report.pairs) {

@@ -73,7 +73,7 @@ struct BenchConfig {
   std::vector<unsigned> targets;      // empty: every node with memory
   std::optional<std::uint64_t> size;  // bytes; empty: default_size() per target
   std::optional<int> threads;         // bandwidth threads; empty: all initiator CPUs
-  int repeat = 5;                     // passes per figure; the median is reported
+  int repeat = 5;                     // rounds over the targets; a figure is their median
   bool loaded = false;                // also run the loaded-latency sweep
   bool latency = true;
   bool bandwidth = true;
@@ -127,7 +127,15 @@ boost::json::value to_json(const BenchReport& report, const Topology& topology);
 /// Matrices with the HMAT figures side by side, for humans.
 std::string render_text(const BenchReport& report, const Topology& topology);
 
-/// Measures every pair of the resolved config. `progress` (may be empty)
+/// The order round `round` (0-based, of `rounds`) measures `count` targets
+/// in: every target once, starting at target round * count / rounds and
+/// wrapping around, so each target is measured early in some rounds and late
+/// in others.
+std::vector<std::size_t> round_order(std::size_t count, int round, int rounds);
+
+/// Measures every pair of the resolved config: per initiator, a buffer on
+/// every target at once and `repeat` rounds over them (round_order); each
+/// figure is the median of its rounds. `progress` (may be empty)
 /// receives one line per step for a human watching stderr.
 BenchReport run_bench(const Topology& topology, const BenchConfig& resolved,
                       const std::function<void(const std::string&)>& progress = {});
