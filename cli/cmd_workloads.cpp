@@ -125,6 +125,15 @@ void render_list(std::ostream& out, const json::value& result) {
                  text(field(&w, "quota")), resident(w), percent(field(&w, "fast_tier_share"))});
     }
     table.print(out);
+    // How discovery found each of its workloads, and why that class.
+    bool heading = false;
+    for (const json::value& w : workloads) {
+      const json::value* found = field(&w, "found");
+      if (found == nullptr || !found->is_string()) continue;
+      if (!heading) out << "\nfound by discovery:\n";
+      heading = true;
+      out << "  " << text(field(&w, "id")) << ": " << text(found) << "\n";
+    }
   }
   const json::array& dropped = elements(field(&result, "dropped"));
   if (dropped.empty()) return;

@@ -76,6 +76,8 @@ struct Config {
   std::vector<ProcessRule> rules;
   std::string kubepods;       // kubepods cgroup root to discover pods under; "" = off
   std::string pod_overrides;  // TOML file of [[pod]] overrides (docs/kubernetes.md); "" = none
+  DiscoverMode discover = DiscoverMode::off;  // every sizeable process or leaf cgroup a workload
+  std::uint64_t discover_min_bytes = kDefaultDiscoverMinBytes;
   // [topology]
   std::string topology_root = "/";
   std::map<unsigned, unsigned> tier_override;

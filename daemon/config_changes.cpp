@@ -88,6 +88,9 @@ std::vector<std::string> config_changes(const Config& before, const Config& afte
                       ", settings changed");
   }
   compare("workloads.pod_overrides", before.pod_overrides, after.pod_overrides);
+  compare("workloads.discover", to_string(before.discover), to_string(after.discover));
+  compare("workloads.discover_min_size", std::to_string(before.discover_min_bytes),
+          std::to_string(after.discover_min_bytes));
   compare("workloads.watch", describe(before.watches), describe(after.watches));
   compare("workloads.rule", describe(before.rules), describe(after.rules));
   compare("topology.root", before.topology_root, after.topology_root);

@@ -247,6 +247,22 @@ void read_workloads(const toml::table& table, const ParseContext& context, Confi
       throw std::invalid_argument("expected an absolute file path or \"\"");
     }
   });
+  std::string discover = to_string(config.discover);
+  reader.checked("discover", discover, [](const std::string& text) {
+    if (!parse_discover_mode(text)) {
+      throw std::invalid_argument(R"(expected "off", "auto", "processes" or "cgroups")");
+    }
+  });
+  config.discover = *parse_discover_mode(discover);
+  // 1 MiB to 1 TiB: under a megabyte nothing is worth watching.
+  auto min_size = [](const std::string& text) {
+    return tier::values::parse_size("workloads.discover_min_size", text, std::uint64_t{1} << 20,
+                                    std::uint64_t{1} << 40);
+  };
+  std::string discover_min = std::to_string(config.discover_min_bytes);
+  reader.checked("discover_min_size", discover_min,
+                 [&](const std::string& text) { min_size(text); });
+  config.discover_min_bytes = min_size(discover_min);
   config.watches = read_entries<CgroupWatch>(
       table, "watch", "parent", context, [](const TableReader& entry, CgroupWatch& watch) {
         entry.checked("parent", watch.parent, [](const std::string& path) {

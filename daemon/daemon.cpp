@@ -1,5 +1,7 @@
 #include "daemon.hpp"
 
+#include <unistd.h>
+
 #include <boost/json.hpp>
 #include <filesystem>
 #include <sstream>
@@ -22,6 +24,15 @@ namespace {
 void apply_log_level(const Config& config) {
   // parse_config already rejected any other word, so the fallback never hits.
   log::set_level(log::parse_level(config.log_level).value_or(log::Level::info));
+}
+
+// Discovery as a configuration asks for it; tierd itself is never a workload.
+DiscoverySettings discovery_settings(const Config& config) {
+  DiscoverySettings settings;
+  settings.mode = config.discover;
+  settings.min_bytes = config.discover_min_bytes;
+  settings.self = ::getpid();
+  return settings;
 }
 
 // The kubepods watch of a configuration, its override file read (throws
@@ -154,6 +165,7 @@ void Daemon::start() {
   log_lines(applied, "kernel: ");
   registry_.configure(config_.watches, config_.rules);
   registry_.configure_kubepods(kubepods_watch(config_));
+  registry_.configure_discovery(discovery_settings(config_));
   configure_pools(config_);
 
   auto count_heat_samples = [this](const tier::heat::HeatReport& report) {
@@ -280,6 +292,7 @@ std::vector<std::string> Daemon::reload() {
     }
     registry_.configure(next.watches, next.rules);
     registry_.configure_kubepods(std::move(kubepods));
+    registry_.configure_discovery(discovery_settings(next));
     const bool restart_placement = heat_choice_.source != running_source ||
                                    next.epoch_ms != config_.epoch_ms || topology_changed;
     if (topology_changed) {

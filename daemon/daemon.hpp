@@ -198,6 +198,7 @@ class Daemon {
   // whether the log has said it since that topology was loaded.
   std::string one_tier_note_;
   bool one_tier_logged_ = false;
+  std::size_t discovered_logged_ = 0;  // discovery's workload count last logged
 
   // Workloads: last residency per id, the round-robin cursor, recent drops.
   std::map<std::string, std::map<unsigned, std::uint64_t>> residency_;

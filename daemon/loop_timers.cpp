@@ -89,13 +89,29 @@ void Daemon::sample_epoch() {
 
 void Daemon::refresh_workloads(std::int64_t now_unix_s) {
   Registry::RefreshResult changed = registry_.refresh(now_unix_s);
+  // Discovery's workloads come and go by the hundred on a busy machine: each
+  // at debug level, a count at info level when it changes.
+  auto log_for = [](const Workload& w) {
+    return log::Line(w.source == WorkloadSource::discovered ? log::Level::debug : log::Level::info);
+  };
   for (const Workload& added : changed.added) {
-    log::info() << "workload " << added.id << " (" << added.name << ") added from "
-                << to_string(added.source) << ", class " << to_string(added.workload_class);
+    log_for(added) << "workload " << added.id << " (" << added.name << ") added from "
+                   << to_string(added.source) << ", class " << to_string(added.workload_class)
+                   << (added.found.empty() ? "" : ": " + added.found);
+  }
+  const Registry::DiscoveryCounts& found = registry_.discovery_counts();
+  if (found.found != discovered_logged_) {
+    log::info() << "discovery: " << found.found << " workload(s) at "
+                << (config_.discover_min_bytes >> 20) << " MiB or more, of " << found.processes
+                << " process(es)"
+                << (found.by_cgroup ? " and " + std::to_string(found.cgroups) + " leaf cgroup(s)"
+                                    : std::string())
+                << " read";
+    discovered_logged_ = found.found;
   }
   for (const DroppedWorkload& dropped : changed.dropped) {
-    log::info() << "workload " << dropped.workload.id << " (" << dropped.workload.name
-                << ") dropped: " << dropped.reason;
+    log_for(dropped.workload) << "workload " << dropped.workload.id << " (" << dropped.workload.name
+                              << ") dropped: " << dropped.reason;
     record_dropped(dropped, now_unix_s);
     moves_.forget(dropped.workload.id);
     first_evidence_.forget(dropped.workload.id);

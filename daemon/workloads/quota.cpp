@@ -21,6 +21,8 @@ const char* to_string(WorkloadSource s) {
       return "rule";
     case WorkloadSource::pod:
       return "pod";
+    case WorkloadSource::discovered:
+      return "discovered";
   }
   return "api";
 }
@@ -30,6 +32,7 @@ std::optional<WorkloadSource> parse_workload_source(std::string_view text) {
   if (text == "cgroup") return WorkloadSource::cgroup;
   if (text == "rule") return WorkloadSource::rule;
   if (text == "pod") return WorkloadSource::pod;
+  if (text == "discovered") return WorkloadSource::discovered;
   return std::nullopt;
 }
 

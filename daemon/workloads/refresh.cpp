@@ -95,6 +95,7 @@ Registry::RefreshResult Registry::refresh(std::int64_t now_unix_s) {
   add_watch_children(now_unix_s, result.added);
   add_rule_matches(now_unix_s, result.added);
   refresh_pods(now_unix_s, result.added, result.dropped);
+  refresh_discovered(now_unix_s, result.added, result.dropped);  // last: explicit ones win
   return result;
 }
 

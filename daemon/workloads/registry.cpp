@@ -124,6 +124,7 @@ json::value Registry::to_json() const {
   json::array list;
   list.reserve(workloads_.size());
   for (const auto& workload : workloads_) {
+    if (workload.source == WorkloadSource::discovered) continue;  // found again at the start
     json::object object = workload_json(workload);
     object["start_time"] = workload.start_time;
     list.emplace_back(std::move(object));

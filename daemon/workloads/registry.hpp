@@ -33,10 +33,11 @@ using WorkloadClass = tier::WorkloadClass;
 using tier::parse_workload_class;
 using tier::to_string;
 
-// "api" | "cgroup" (a watched parent's child) | "rule" | "pod" (kubepods discovery)
-enum class WorkloadSource { api, cgroup, rule, pod };
+// "api" | "cgroup" (a watched parent's child) | "rule" | "pod" (kubepods
+// discovery) | "discovered" (discovery: workloads.discover)
+enum class WorkloadSource { api, cgroup, rule, pod, discovered };
 const char* to_string(WorkloadSource s);
-/// "api", "cgroup", "rule", "pod"; nullopt otherwise.
+/// "api", "cgroup", "rule", "pod", "discovered"; nullopt otherwise.
 std::optional<WorkloadSource> parse_workload_source(std::string_view text);
 
 /// Fast-tier quota: none, an absolute byte count, or a percentage of the
@@ -69,6 +70,7 @@ struct Workload {
   Quota quota;
   unsigned budget_mbps = 0;  // migration budget for this workload, MB/s; 0 = the policy's only
   std::int64_t registered_unix_s = 0;
+  std::string found;  // a discovered workload: how ("anonymous memory 412 MiB >= 64 MiB; ...")
   bool operator==(const Workload&) const = default;
 };
 
@@ -118,6 +120,26 @@ struct ProcessRule {
   bool operator==(const ProcessRule&) const = default;
 };
 
+/// Which units discovery finds: processes, leaf cgroups (plus the processes
+/// of the root cgroup, where kernel threads and early boot services live),
+/// or `automatic`: leaf cgroups where a cgroup v2 tree is mounted, processes
+/// elsewhere.
+enum class DiscoverMode { off, automatic, processes, cgroups };
+/// "off", "auto", "processes", "cgroups".
+const char* to_string(DiscoverMode mode);
+std::optional<DiscoverMode> parse_discover_mode(std::string_view text);
+
+/// The default threshold: a workload below it cannot gain enough from
+/// placement to pay for watching it (docs/placement.md, "Discovery").
+inline constexpr std::uint64_t kDefaultDiscoverMinBytes = std::uint64_t{64} << 20;
+
+struct DiscoverySettings {
+  DiscoverMode mode = DiscoverMode::off;
+  std::uint64_t min_bytes = kDefaultDiscoverMinBytes;  // found at this much anonymous memory
+  pid_t self = 0;                                      // tierd itself is never a workload
+  bool operator==(const DiscoverySettings&) const = default;
+};
+
 class PodOverrides;
 
 /// Kubernetes-shaped discovery (docs/kubernetes.md): every pod under `root`
@@ -145,11 +167,25 @@ class Registry {
   /// Turns kubepods discovery on (a watch) or off (nullopt: pod workloads
   /// are dropped at the next refresh).
   void configure_kubepods(std::optional<KubepodsWatch> watch);
+  /// Turns discovery on (mode other than off) or off (its workloads are
+  /// dropped at the next refresh).
+  void configure_discovery(DiscoverySettings settings);
+
+  /// What the last refresh's discovery survey read: processes and leaf
+  /// cgroups, whether it went by cgroup, how many units it found.
+  struct DiscoveryCounts {
+    std::size_t processes = 0, cgroups = 0, found = 0;
+    bool by_cgroup = false;
+  };
+  const DiscoveryCounts& discovery_counts() const { return discovery_counts_; }
 
   /// One pass: drops workloads whose process exited (or whose pid was reused:
   /// start_time differs) or whose cgroup directory is gone; adds children of
   /// watched parents and processes matching rules not yet present (rule and
-  /// cgroup workloads whose watch/rule was removed from the config go too).
+  /// cgroup workloads whose watch/rule was removed from the config go too);
+  /// then discovery: units at the threshold that no other workload covers
+  /// are added, discovered ones that fell under half of it, or that another
+  /// workload now covers, are dropped.
   /// Rule and cgroup workloads take their watch's/rule's current settings
   /// (class, priority, pool, quota), so a reload applies to them; a rule
   /// workload whose pid was since registered via the API is dropped ("pid N
@@ -170,7 +206,8 @@ class Registry {
   /// cgroup.procs of a cgroup workload (empty when unreadable).
   std::vector<pid_t> pids_of(const Workload& workload) const;
 
-  /// State file form: {"workloads":[...]} with every field of Workload.
+  /// State file form: {"workloads":[...]} with every field of Workload, and
+  /// no discovered workload (the first refresh after a restart finds them).
   boost::json::value to_json() const;
   /// Restores from a state document: each workload is re-checked; live ones
   /// come back (same id, class, quota, registration time), dead ones are
@@ -190,6 +227,8 @@ class Registry {
   void add_rule_matches(std::int64_t now_unix_s, std::vector<Workload>& added);
   void refresh_pods(std::int64_t now_unix_s, std::vector<Workload>& added,
                     std::vector<DroppedWorkload>& dropped);
+  void refresh_discovered(std::int64_t now_unix_s, std::vector<Workload>& added,
+                          std::vector<DroppedWorkload>& dropped);
   /// Index into rules_ of the first rule matching the process, or -1.
   int matching_rule(const ProcessView& process) const;
 
@@ -200,6 +239,8 @@ class Registry {
   std::vector<std::regex> rule_patterns_;       // rules_[i].match, compiled in configure()
   std::map<std::string, std::string> rule_of_;  // rule workload id -> the match it came from
   std::optional<KubepodsWatch> kubepods_;
+  DiscoverySettings discovery_;
+  DiscoveryCounts discovery_counts_;
 };
 
 /// JSON form of one workload: exactly docs/api.md's workload object (no

@@ -25,6 +25,7 @@ json::object workload_json(const Workload& workload) {
   out["quota"] = to_string(workload.quota);
   out["budget_mbps"] = workload.budget_mbps;
   out["registered_unix_s"] = workload.registered_unix_s;
+  if (workload.source == WorkloadSource::discovered) out["found"] = workload.found;
   return out;
 }
 
@@ -78,7 +79,9 @@ Workload workload_from_json(const json::value& value) {
 
   std::string source = string_field(*object, "source", true);
   auto parsed_source = parse_workload_source(source);
-  if (!parsed_source) bad_field("source", "'" + source + "' is not api, cgroup or rule");
+  if (!parsed_source) {
+    bad_field("source", "'" + source + "' is not api, cgroup, rule, pod or discovered");
+  }
   workload.source = *parsed_source;
 
   if (const json::value* pid = field(*object, "pid", false); pid != nullptr && !pid->is_null()) {
@@ -109,6 +112,7 @@ Workload workload_from_json(const json::value& value) {
   }
   workload.budget_mbps =
       static_cast<unsigned>(int_field(*object, "budget_mbps", 0, kMaxBudgetMbps, 0));
+  workload.found = string_field(*object, "found", false);
   workload.registered_unix_s =
       int_field(*object, "registered_unix_s", std::numeric_limits<std::int64_t>::min(),
                 std::numeric_limits<std::int64_t>::max(), 0);

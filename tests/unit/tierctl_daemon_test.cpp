@@ -62,7 +62,11 @@ const json::value kWorkloads = json::parse(R"({
      "resident_bytes_by_node": {"0": 3221225472, "2": 1073741824}, "fast_tier_share": 0.75},
     {"id": "cgroup:/batch.slice", "name": "batch", "source": "cgroup", "pid": 0,
      "cgroup": "/batch.slice", "class": "offline", "priority": 0, "pool": "", "quota": "25%",
-     "registered_unix_s": 1796000100}],
+     "registered_unix_s": 1796000100},
+    {"id": "found:77", "name": "java", "source": "discovered", "pid": 77, "cgroup": "",
+     "class": "offline", "priority": 0, "pool": "shared", "quota": "",
+     "registered_unix_s": 1796000150,
+     "found": "anonymous memory 412 MiB (found at 64 MiB); class offline: nice 10"}],
   "dropped": [{"workload": {"id": "pid:99", "name": "bash", "source": "rule", "pid": 99,
                             "cgroup": "", "class": "default", "priority": 0, "pool": "",
                             "quota": "", "registered_unix_s": 1795999000},
@@ -288,6 +292,10 @@ TEST_F(TierctlDaemon, WorkloadsListsRowsAndDropped) {
       << r.out;
   EXPECT_THAT(r.out, HasSubstr("recently dropped (1):"));
   EXPECT_THAT(line_with(r.out, "pid:99"), HasSubstr("pid:99 (bash): process exited"));
+  // Discovery's workloads: a row, and how each was found below the table.
+  EXPECT_THAT(line_with(r.out, "found:77 "), HasSubstr("discovered"));
+  EXPECT_THAT(r.out, HasSubstr("found by discovery:\n  found:77: anonymous memory 412 MiB (found "
+                               "at 64 MiB); class offline: nice 10\n"));
 }
 
 TEST_F(TierctlDaemon, WorkloadsListJsonIsTheResultAsIs) {

@@ -25,8 +25,29 @@ struct FakeProcess {
   char state = 'S';
   std::uint64_t flags = kUserFlags;
   std::uint64_t start_time = 1000;
-  std::string exe;  // target of proc/PID/exe; none when empty
-  pid_t tgid = 0;   // status Tgid: 0 = the pid itself (a process, not a thread)
+  std::string exe;               // target of proc/PID/exe; none when empty
+  pid_t tgid = 0;                // status Tgid: 0 = the pid itself (a process, not a thread)
+  std::uint64_t anon_pages = 0;  // statm: resident - shared (4 KiB pages)
+  int nice = 0;                  // stat field 19
+  unsigned policy = 0;           // stat field 41
+  std::string cgroup;  // /proc/PID/cgroup's v2 path ("/system.slice/a.service"); none when empty
+
+  FakeProcess& anon_mib(std::uint64_t mib) {
+    anon_pages = mib * 256;
+    return *this;
+  }
+  FakeProcess& niced(int n) {
+    nice = n;
+    return *this;
+  }
+  FakeProcess& scheduled(unsigned p) {
+    policy = p;
+    return *this;
+  }
+  FakeProcess& in_cgroup(std::string path) {
+    cgroup = std::move(path);
+    return *this;
+  }
 
   FakeProcess& thread_of(pid_t process) {
     tgid = process;
@@ -103,11 +124,13 @@ class FakeSystem {
     return dir_.path() / fs::path(kernel_path).relative_path();
   }
 
-  /// /proc/PID/stat as the kernel writes it (fields 1-24).
+  /// /proc/PID/stat as the kernel writes it (fields 1-41).
   static std::string stat_line(const FakeProcess& p) {
     return std::to_string(p.pid) + " (" + p.comm + ") " + p.state + " 1 1 1 0 -1 " +
-           std::to_string(p.flags) + " 10 0 0 0 5 3 0 0 20 0 1 0 " + std::to_string(p.start_time) +
-           " 1234567 89\n";
+           std::to_string(p.flags) + " 10 0 0 0 5 3 0 0 20 " + std::to_string(p.nice) + " 1 0 " +
+           std::to_string(p.start_time) + " 1234567 89" +
+           " 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 " + std::to_string(p.policy) +
+           "\n";
   }
 
   void add_process(const FakeProcess& p) {
@@ -117,7 +140,12 @@ class FakeSystem {
     write_text_file(dir / "status",
                     "Name:\t" + p.comm + "\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t" +
                         std::to_string(p.tgid != 0 ? p.tgid : p.pid) + "\nNgid:\t0\n");
+    // statm: size resident shared text lib data dt (pages); 10 shared pages.
+    write_text_file(dir / "statm", "4000 " + std::to_string(p.anon_pages + 10) + " 10 1 0 " +
+                                       std::to_string(p.anon_pages) + " 0\n");
     std::error_code ec;
+    fs::remove(dir / "cgroup", ec);
+    if (!p.cgroup.empty()) write_text_file(dir / "cgroup", "0::" + p.cgroup + "\n");
     fs::remove(dir / "exe", ec);
     if (!p.exe.empty()) fs::create_symlink(p.exe, dir / "exe");
   }
@@ -130,6 +158,16 @@ class FakeSystem {
     return kernel_path;
   }
   void remove_cgroup(const std::string& kernel_path) { fs::remove_all(host(kernel_path)); }
+  /// Any control file of a cgroup ("memory.stat", "cpu.weight", ...).
+  void cgroup_file(const std::string& kernel_path, const std::string& file,
+                   const std::string& text) {
+    write_text_file(host(kernel_path) / file, text);
+  }
+  /// The cgroup v2 root: /sys/fs/cgroup/cgroup.controllers and cgroup.procs.
+  void unified_root(const std::string& root_procs) {
+    add_cgroup("/sys/fs/cgroup", root_procs);
+    cgroup_file("/sys/fs/cgroup", "cgroup.controllers", "cpuset cpu io memory pids\n");
+  }
 
  private:
   TempDir dir_;

@@ -1,0 +1,205 @@
+// Discovery's survey of the machine (discovery.hpp) and the inferred classes.
+//
+// Cost per survey: by process, one /proc/PID/statm read per process and a
+// stat read for those at the floor; by cgroup, one directory listing per
+// cgroup and a memory.stat read per leaf (statm reads of its processes only
+// where the memory controller is not enabled), plus statm reads of the root
+// cgroup's processes (mostly kernel threads: 0 bytes, no stat read).
+#include "workloads/discovery.hpp"
+
+#include <charconv>
+
+#include "workloads/cgroup_fs.hpp"
+
+namespace tierd {
+
+namespace {
+
+using detail::kCgroupMount;
+constexpr long kDefaultCpuWeight = 100;  // cgroup v2's cpu.weight default
+constexpr unsigned kSchedFifo = 1, kSchedRr = 2, kSchedBatch = 3, kSchedIdle = 5,
+                   kSchedDeadline = 6;
+
+std::optional<long> to_long(std::string_view text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
+  long value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size() || text.empty()) return std::nullopt;
+  return value;
+}
+
+std::string basename_of(const std::string& path) {
+  std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The "anon N" line of the cgroup's memory.stat; nullopt without the memory
+// controller there.
+std::optional<std::uint64_t> cgroup_anon(const tier::SysRoot& root, const std::string& path) {
+  auto text = root.read(path + "/memory.stat");
+  if (!text) return std::nullopt;
+  std::string_view rest = *text;
+  while (!rest.empty()) {
+    std::size_t end = rest.find('\n');
+    std::string_view line = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    if (line.substr(0, 5) != "anon ") continue;
+    auto value = to_long(line.substr(5));
+    if (!value || *value < 0) return std::nullopt;
+    return static_cast<std::uint64_t>(*value);
+  }
+  return std::nullopt;
+}
+
+class Surveyor {
+ public:
+  Surveyor(const tier::SysRoot& root, std::uint64_t floor, pid_t self, std::uint64_t page)
+      : root_(root), floor_(floor), self_(self), page_(page) {}
+
+  void process(pid_t pid) {
+    if (pid == self_) return;
+    ++survey_.processes;
+    auto anon = detail::read_anon_bytes(root_, pid, page_);
+    if (!anon || *anon < floor_) return;
+    auto stat = detail::read_proc_stat(root_, pid);
+    if (!stat || stat->exited() || stat->kernel_thread()) return;
+    SurveyUnit unit;
+    unit.pid = pid;
+    unit.name = stat->comm;
+    unit.anon_bytes = *anon;
+    unit.start_time = stat->start_time;
+    unit.guess = class_of_process(*stat);
+    survey_.units.push_back(std::move(unit));
+  }
+
+  // Depth first: a leaf is a unit; the processes of the root and of inner
+  // cgroups (a threaded subtree's domain, a cgroup v1-style tree) are units
+  // of their own.
+  void cgroup_tree(const std::string& path, bool is_root) {
+    std::vector<std::string> children = detail::child_cgroups(root_, path);
+    if (!children.empty() || is_root) {
+      for (pid_t pid : detail::cgroup_procs(root_, path)) process(pid);
+      for (const std::string& child : children) cgroup_tree(child, false);
+      return;
+    }
+    ++survey_.cgroups;
+    std::vector<pid_t> pids = detail::cgroup_procs(root_, path);
+    if (pids.empty()) return;  // nothing left to place
+    std::uint64_t anon = 0;
+    if (auto counted = cgroup_anon(root_, path)) {
+      anon = *counted;
+    } else {
+      for (pid_t pid : pids) anon += detail::read_anon_bytes(root_, pid, page_).value_or(0);
+    }
+    if (anon < floor_) return;
+    SurveyUnit unit;
+    unit.cgroup = path;
+    unit.name = basename_of(path);
+    unit.anon_bytes = anon;
+    unit.guess = class_of_cgroup(root_, path);
+    survey_.units.push_back(std::move(unit));
+  }
+
+  Survey take() { return std::move(survey_); }
+  Survey& result() { return survey_; }
+
+ private:
+  const tier::SysRoot& root_;
+  std::uint64_t floor_;
+  pid_t self_;
+  std::uint64_t page_;
+  Survey survey_;
+};
+
+}  // namespace
+
+const char* to_string(DiscoverMode mode) {
+  switch (mode) {
+    case DiscoverMode::off:
+      return "off";
+    case DiscoverMode::automatic:
+      return "auto";
+    case DiscoverMode::processes:
+      return "processes";
+    case DiscoverMode::cgroups:
+      return "cgroups";
+  }
+  return "off";
+}
+
+std::optional<DiscoverMode> parse_discover_mode(std::string_view text) {
+  for (DiscoverMode mode : {DiscoverMode::off, DiscoverMode::automatic, DiscoverMode::processes,
+                            DiscoverMode::cgroups}) {
+    if (text == to_string(mode)) return mode;
+  }
+  return std::nullopt;
+}
+
+ClassGuess class_of_process(const detail::ProcStat& stat) {
+  switch (stat.policy) {
+    case kSchedIdle:
+      return {WorkloadClass::offline, "SCHED_IDLE"};
+    case kSchedBatch:
+      return {WorkloadClass::offline, "SCHED_BATCH"};
+    case kSchedFifo:
+    case kSchedRr:
+    case kSchedDeadline:
+      return {WorkloadClass::online, "a real-time scheduling policy"};
+    default:
+      break;
+  }
+  if (stat.nice > 0) return {WorkloadClass::offline, "nice " + std::to_string(stat.nice)};
+  if (stat.nice < 0) return {WorkloadClass::online, "nice " + std::to_string(stat.nice)};
+  return {WorkloadClass::normal, "nice 0, SCHED_OTHER"};
+}
+
+ClassGuess class_of_cgroup(const tier::SysRoot& root, const std::string& path) {
+  // Kubernetes' QoS classes, by kubelet's names for either cgroup driver.
+  if (path.find("/kubepods") != std::string::npos) {
+    if (path.find("besteffort") != std::string::npos) {
+      return {WorkloadClass::offline, "a kubepods BestEffort pod"};
+    }
+    return {WorkloadClass::online, path.find("burstable") != std::string::npos
+                                       ? "a kubepods Burstable pod"
+                                       : "a kubepods Guaranteed pod"};
+  }
+  for (std::string at = path; at.size() > kCgroupMount.size(); at = at.substr(0, at.rfind('/'))) {
+    if (auto idle = root.read(at + "/cpu.idle"); idle && to_long(*idle) == 1) {
+      return {WorkloadClass::offline, "cpu.idle 1 on " + at};
+    }
+    auto text = root.read(at + "/cpu.weight");
+    auto weight = text ? to_long(*text) : std::nullopt;
+    if (weight && *weight < kDefaultCpuWeight) {
+      return {WorkloadClass::offline,
+              "cpu.weight " + std::to_string(*weight) + " on " + at + " (below the default 100)"};
+    }
+    if (weight && *weight > kDefaultCpuWeight) {
+      return {WorkloadClass::online,
+              "cpu.weight " + std::to_string(*weight) + " on " + at + " (above the default 100)"};
+    }
+  }
+  return {WorkloadClass::normal, "no cpu.idle or cpu.weight other than the default"};
+}
+
+Survey survey(const tier::SysRoot& root, DiscoverMode mode, std::uint64_t floor_bytes, pid_t self,
+              std::uint64_t page_bytes) {
+  Surveyor surveyor(root, floor_bytes, self, page_bytes);
+  if (mode == DiscoverMode::off) return surveyor.take();
+  const std::string mount(kCgroupMount);
+  const bool unified = root.exists(mount + "/cgroup.controllers");
+  if (mode == DiscoverMode::cgroups || (mode == DiscoverMode::automatic && unified)) {
+    surveyor.result().by_cgroup = true;
+    if (unified) surveyor.cgroup_tree(mount, true);
+    return surveyor.take();
+  }
+  for (const std::string& entry : root.list("/proc")) {
+    if (auto pid = detail::parse_pid(entry)) surveyor.process(*pid);
+  }
+  return surveyor.take();
+}
+
+std::string discovered_id(const SurveyUnit& unit) {
+  return "found:" + (unit.pid ? std::to_string(*unit.pid) : unit.cgroup);
+}
+
+}  // namespace tierd

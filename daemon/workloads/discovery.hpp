@@ -1,0 +1,70 @@
+// Discovery (issue 20): the workloads a machine has without anyone naming
+// them. Every process, or every leaf cgroup where the machine is organised in
+// cgroups (systemd services and scopes, containers, pods), whose anonymous
+// memory reaches a threshold is one workload, with a class read from what its
+// owner already told the kernel: cpu.idle and cpu.weight of its cgroup or an
+// ancestor (systemd's CPUWeight=, CPUWeight=idle), its nice value and
+// scheduling policy (`nice`, `chrt -b`/`-i`), or its kubepods QoS class.
+//
+// Contract: survey() only reads /proc and the cgroup tree through the
+// SysRoot it is given (tests point it at a fixture tree) and never throws: a
+// process or cgroup that vanishes mid-read is left out, and the next survey
+// finds it gone. Internal to tierd_workloads; the registry calls it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tier/posix/sysroot.hpp"
+#include "workloads/procfs.hpp"
+#include "workloads/registry.hpp"
+
+namespace tierd {
+
+/// A class and why it was inferred ("nice 10", "cpu.weight 20 on
+/// /sys/fs/cgroup/batch.slice (below the default 100)").
+struct ClassGuess {
+  WorkloadClass cls = WorkloadClass::normal;
+  std::string why;
+};
+
+/// One process or leaf cgroup with its anonymous resident memory.
+struct SurveyUnit {
+  std::optional<pid_t> pid;  // a process unit
+  std::string cgroup;        // a cgroup unit: absolute kernel path
+  std::string name;          // comm, or the cgroup's basename
+  std::uint64_t anon_bytes = 0;
+  std::uint64_t start_time = 0;  // a process unit's stat field 22 (pid reuse check)
+  ClassGuess guess;
+};
+
+struct Survey {
+  std::vector<SurveyUnit> units;  // those at or above the floor
+  std::size_t processes = 0;      // processes read (as units, not those inside cgroup units)
+  std::size_t cgroups = 0;        // leaf cgroups read
+  bool by_cgroup = false;         // what the mode came to on this machine
+};
+
+/// Every unit with at least `floor_bytes` of anonymous memory; `self` is left
+/// out; `page_bytes` is the kernel's page size (statm counts pages).
+Survey survey(const tier::SysRoot& root, DiscoverMode mode, std::uint64_t floor_bytes, pid_t self,
+              std::uint64_t page_bytes);
+
+/// SCHED_IDLE, SCHED_BATCH or a positive nice: offline; a real-time policy
+/// or a negative nice: online; otherwise default.
+ClassGuess class_of_process(const detail::ProcStat& stat);
+/// kubepods QoS from the path (BestEffort: offline; Guaranteed, Burstable:
+/// online, as docs/kubernetes.md maps pods); else the nearest cgroup from
+/// `path` up with cpu.idle 1 (offline) or a cpu.weight other than 100
+/// (below: offline, above: online); else default.
+ClassGuess class_of_cgroup(const tier::SysRoot& root, const std::string& path);
+
+/// The unit's workload id: "found:PID" or "found:/sys/fs/cgroup/...".
+std::string discovered_id(const SurveyUnit& unit);
+
+}  // namespace tierd
