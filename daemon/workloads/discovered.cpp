@@ -91,8 +91,9 @@ void Registry::refresh_discovered(std::int64_t now_unix_s, std::vector<Workload>
   for (const SurveyUnit& unit : survey.units) units.emplace(discovered_id(unit), &unit);
   const Coverage coverage(root_, workloads_);
   auto describe = [&](const SurveyUnit& unit) {
-    return "anonymous memory " + mib(unit.anon_bytes) + " (found at " + mib(discovery_.min_bytes) +
-           "); class " + to_string(unit.guess.cls) + ": " + unit.guess.why;
+    return std::string(unit.measure) + " " + mib(unit.anon_bytes) + " (found at " +
+           mib(discovery_.min_bytes) + "); class " + to_string(unit.guess.cls) + ": " +
+           unit.guess.why;
   };
 
   for (std::size_t i = 0; i < workloads_.size();) {

@@ -33,22 +33,27 @@ std::string basename_of(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// The "anon N" line of the cgroup's memory.stat; nullopt without the memory
-// controller there.
-std::optional<std::uint64_t> cgroup_anon(const tier::SysRoot& root, const std::string& path) {
+// The "anon" and "shmem" lines of the cgroup's memory.stat (a database's
+// shared buffers are shmem); nullopt without the memory controller there.
+std::optional<std::uint64_t> cgroup_memory(const tier::SysRoot& root, const std::string& path) {
   auto text = root.read(path + "/memory.stat");
   if (!text) return std::nullopt;
+  std::uint64_t sum = 0;
+  bool anon_seen = false;
   std::string_view rest = *text;
   while (!rest.empty()) {
     std::size_t end = rest.find('\n');
     std::string_view line = rest.substr(0, end);
     rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
-    if (line.substr(0, 5) != "anon ") continue;
-    auto value = to_long(line.substr(5));
+    const bool anon = line.substr(0, 5) == "anon ";
+    if (!anon && line.substr(0, 6) != "shmem ") continue;
+    auto value = to_long(line.substr(line.find(' ') + 1));
     if (!value || *value < 0) return std::nullopt;
-    return static_cast<std::uint64_t>(*value);
+    sum += static_cast<std::uint64_t>(*value);
+    anon_seen = anon_seen || anon;
   }
-  return std::nullopt;
+  if (!anon_seen) return std::nullopt;
+  return sum;
 }
 
 class Surveyor {
@@ -86,9 +91,11 @@ class Surveyor {
     std::vector<pid_t> pids = detail::cgroup_procs(root_, path);
     if (pids.empty()) return;  // nothing left to place
     std::uint64_t anon = 0;
-    if (auto counted = cgroup_anon(root_, path)) {
+    const char* measure = "anon + shmem memory";
+    if (auto counted = cgroup_memory(root_, path)) {
       anon = *counted;
     } else {
+      measure = "anonymous memory of its processes";
       for (pid_t pid : pids) anon += detail::read_anon_bytes(root_, pid, page_).value_or(0);
     }
     if (anon < floor_) return;
@@ -96,6 +103,7 @@ class Surveyor {
     unit.cgroup = path;
     unit.name = basename_of(path);
     unit.anon_bytes = anon;
+    unit.measure = measure;
     unit.guess = class_of_cgroup(root_, path);
     survey_.units.push_back(std::move(unit));
   }

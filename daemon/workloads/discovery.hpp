@@ -33,13 +33,16 @@ struct ClassGuess {
   std::string why;
 };
 
-/// One process or leaf cgroup with its anonymous resident memory.
+/// One process or leaf cgroup with its memory: a process's anonymous
+/// resident memory (statm), a cgroup's anon + shmem (memory.stat; the sum of
+/// its processes' anonymous memory without the memory controller).
 struct SurveyUnit {
-  std::optional<pid_t> pid;  // a process unit
-  std::string cgroup;        // a cgroup unit: absolute kernel path
-  std::string name;          // comm, or the cgroup's basename
-  std::uint64_t anon_bytes = 0;
-  std::uint64_t start_time = 0;  // a process unit's stat field 22 (pid reuse check)
+  std::optional<pid_t> pid;                  // a process unit
+  std::string cgroup;                        // a cgroup unit: absolute kernel path
+  std::string name;                          // comm, or the cgroup's basename
+  std::uint64_t anon_bytes = 0;              // the memory above
+  const char* measure = "anonymous memory";  // which, in words
+  std::uint64_t start_time = 0;              // a process unit's stat field 22 (pid reuse check)
   ClassGuess guess;
 };
 

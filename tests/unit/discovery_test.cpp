@@ -223,7 +223,7 @@ class CgroupDiscovery : public ::testing::Test {
     sys.add_cgroup("/sys/fs/cgroup/system.slice");
     sys.add_cgroup("/sys/fs/cgroup/system.slice/db.service", "100\n101\n");
     sys.cgroup_file("/sys/fs/cgroup/system.slice/db.service", "memory.stat",
-                    "anon 209715200\nfile 4096\nshmem 0\n");
+                    "anon 157286400\nfile 4096\nshmem 52428800\n");
     sys.add_process(
         proc(100).named("postgres").anon_mib(150).in_cgroup("/system.slice/db.service"));
     sys.add_process(proc(101).named("postgres").anon_mib(50).in_cgroup("/system.slice/db.service"));
@@ -254,14 +254,14 @@ TEST_F(CgroupDiscovery, LeafCgroupsAreTheUnitsWithTheirClassFromCpuWeight) {
   for (const Workload& w : registry.workloads()) {
     if (w.id == "found:/sys/fs/cgroup/batch.slice/etl.service") {
       EXPECT_EQ(w.workload_class, WorkloadClass::offline);
-      EXPECT_THAT(w.found, HasSubstr("anonymous memory 80 MiB"));
+      EXPECT_THAT(w.found, HasSubstr("anonymous memory of its processes 80 MiB"));
       EXPECT_THAT(w.found, HasSubstr("cpu.weight 20 on /sys/fs/cgroup/batch.slice"));
       EXPECT_EQ(w.cgroup, "/sys/fs/cgroup/batch.slice/etl.service");
       EXPECT_FALSE(w.pid);
     }
     if (w.id == "found:/sys/fs/cgroup/system.slice/db.service") {
       EXPECT_EQ(w.workload_class, WorkloadClass::normal);
-      EXPECT_THAT(w.found, HasSubstr("anonymous memory 200 MiB"));
+      EXPECT_THAT(w.found, HasSubstr("anon + shmem memory 200 MiB"));  // 150 + 50
       EXPECT_EQ(w.name, "db.service");
     }
   }
