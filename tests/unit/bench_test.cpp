@@ -4,6 +4,7 @@
 
 #include <boost/json.hpp>
 #include <cmath>
+#include <functional>
 #include <set>
 
 #include "test_support.hpp"
@@ -229,15 +230,24 @@ TEST(BenchText, ShowsHmatSideBySide) {
 }
 
 // Live: the real kernels on this machine's node(s), small and quick.
-TEST(BenchLive, SmallRunGivesSaneFigures) {
+
+// The first initiator and target of this machine, `size` bytes, `repeat`
+// rounds; `shape` sets the rest before the config is resolved.
+BenchReport run_one_pair(std::uint64_t size, int repeat,
+                         const std::function<void(BenchConfig&)>& shape = {}) {
   const Topology topology = load_topology();
   BenchConfig config;
-  config.size = 32u << 20;
-  config.repeat = 1;
+  config.size = size;
+  config.repeat = repeat;
+  if (shape) shape(config);
   config = resolve_config(topology, config);
   config.initiators.resize(1);
   config.targets.resize(1);
-  const BenchReport report = run_bench(topology, config);
+  return run_bench(topology, config);
+}
+
+TEST(BenchLive, SmallRunGivesSaneFigures) {
+  const BenchReport report = run_one_pair(32u << 20, 1);
   ASSERT_EQ(report.pairs.size(), 1u);
   const PairResult& p = report.pairs[0];
   // Outcomes, not speeds (how fast is for benchmarks, and a busy runner is
@@ -258,15 +268,7 @@ TEST(BenchLive, SmallRunGivesSaneFigures) {
 // intact chain after earlier rounds (the write and copy kernels overwrite
 // the buffer, so bandwidth comes last; a chase after them crashes).
 TEST(BenchLive, SeveralRoundsOfEveryMeasurementOnOneBuffer) {
-  const Topology topology = load_topology();
-  BenchConfig config;
-  config.size = 4u << 20;
-  config.repeat = 3;
-  config.loaded = true;
-  config = resolve_config(topology, config);
-  config.initiators.resize(1);
-  config.targets.resize(1);
-  const BenchReport report = run_bench(topology, config);
+  const BenchReport report = run_one_pair(4u << 20, 3, [](BenchConfig& c) { c.loaded = true; });
   ASSERT_EQ(report.pairs.size(), 1u);
   const PairResult& p = report.pairs[0];
   EXPECT_EQ(report.repeat, 3);
@@ -279,17 +281,11 @@ TEST(BenchLive, SeveralRoundsOfEveryMeasurementOnOneBuffer) {
 }
 
 TEST(BenchLive, LoadedSweepStartsIdleAndEndsAtFullLoad) {
-  const Topology topology = load_topology();
-  BenchConfig config;
-  config.size = 8u << 20;
-  config.repeat = 1;
-  config.loaded = true;
-  config.latency = false;
-  config.bandwidth = false;
-  config = resolve_config(topology, config);
-  config.initiators.resize(1);
-  config.targets.resize(1);
-  const BenchReport report = run_bench(topology, config);
+  const BenchReport report = run_one_pair(8u << 20, 1, [](BenchConfig& c) {
+    c.loaded = true;
+    c.latency = false;
+    c.bandwidth = false;
+  });
   const PairResult& p = report.pairs.at(0);
   ASSERT_FALSE(p.loaded.empty());
   EXPECT_FALSE(p.loaded.front().delay);  // the no-load point comes first
