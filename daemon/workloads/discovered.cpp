@@ -80,13 +80,21 @@ void Registry::configure_discovery(DiscoverySettings settings) {
 
 void Registry::refresh_discovered(std::int64_t now_unix_s, std::vector<Workload>& added,
                                   std::vector<DroppedWorkload>& dropped) {
-  const bool on = discovery_.mode != DiscoverMode::off;
-  const std::uint64_t keep = discovery_.min_bytes / 2;  // a workload at the edge stays
-  Survey survey;
-  if (on) {
-    static const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-    survey = tierd::survey(root_, discovery_.mode, keep, discovery_.self, page);
+  if (discovery_.mode == DiscoverMode::off) {
+    // Off (the default) costs nothing: no survey, no coverage reads.
+    for (std::size_t i = 0; i < workloads_.size();) {
+      if (workloads_[i].source == WorkloadSource::discovered) {
+        drop_at(i, "discovery turned off in the configuration", dropped);
+      } else {
+        ++i;
+      }
+    }
+    discovery_counts_ = {};
+    return;
   }
+  const std::uint64_t keep = discovery_.min_bytes / 2;  // a workload at the edge stays
+  static const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  const Survey survey = tierd::survey(root_, discovery_.mode, keep, discovery_.self, page);
   std::unordered_map<std::string, const SurveyUnit*> units;
   for (const SurveyUnit& unit : survey.units) units.emplace(discovered_id(unit), &unit);
   const Coverage coverage(root_, workloads_);
@@ -104,9 +112,7 @@ void Registry::refresh_discovered(std::int64_t now_unix_s, std::vector<Workload>
     }
     auto found = units.find(workload.id);
     std::string reason;
-    if (!on) {
-      reason = "discovery turned off in the configuration";
-    } else if (found == units.end()) {
+    if (found == units.end()) {
       if (workload.pid) {
         auto stat = detail::read_proc_stat(root_, *workload.pid);
         reason = !stat || stat->exited()
