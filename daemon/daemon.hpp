@@ -93,10 +93,11 @@ class Daemon {
   /// settings are applied from (heat_source resolved).
   Config with_heat_choice(const Config& config);
   std::vector<tier::policy::NodeState> node_states() const;
-  void take_heat(std::vector<WorkloadHeatView> views);
+  void take_heat(HeatEpoch epoch);
   void take_moves(std::vector<MoveOutcome> outcomes);
   void note_withheld(const std::vector<WithheldMove>& withheld);
   boost::json::value placement_json() const;
+  boost::json::object heat_json() const;
   /// A workload's resident bytes per tier rank from its last residency scan
   /// (nodes the topology does not know count in `total` only).
   struct TierResidency {
@@ -213,9 +214,11 @@ class Daemon {
   // Placement: the worker's last view of each workload, and what tierd's
   // moves did per workload since start.
   std::map<std::string, WorkloadHeatView> heat_views_;
+  // The one heat source's last epoch, without the views (status "heat").
+  HeatEpoch heat_epoch_;
   HeatChoice heat_choice_;
-  // With heat source "auto": what auto picks on this machine now (each
-  // workload's worker probes again when it starts) and why, for status; an
+  // With heat source "auto": what auto picks on this machine now (the worker
+  // probes again when its source must start) and why, for status; an
   // empty source when none is usable (`why` then says why not).
   tier::heat::AutoPick auto_pick_;
   MoveLedger moves_;              // what tierd's moves did (status; suppression's churn)

@@ -64,7 +64,8 @@ void Daemon::sample_epoch() {
   scan_residency();
   if (placement_) {
     // Online first, then default, then offline; higher priority first: the
-    // order the worker places them in when there are more than it runs.
+    // order of the worker's views (every workload is placed; one heat source
+    // watches all their processes).
     std::vector<const Workload*> order;
     for (const Workload& workload : registry_.workloads()) order.push_back(&workload);
     auto rank = [](WorkloadClass c) {

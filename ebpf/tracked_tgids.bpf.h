@@ -10,9 +10,13 @@
 #ifndef TIER_TRACKED_TGIDS_BPF_H
 #define TIER_TRACKED_TGIDS_BPF_H
 
+/* Room for every process of a large machine (tierd watches all it places
+ * through one program); entries are allocated as they are added
+ * (BPF_F_NO_PREALLOC), so the room costs nothing until used. */
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(max_entries, 4096);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __uint(max_entries, 65536);
   __type(key, __u32); /* tgid */
   __type(value, __u8);
 } tracked_tgids SEC(".maps");

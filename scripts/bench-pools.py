@@ -11,32 +11,13 @@ usage: scripts/bench-pools.py [--build-dir build] [--workloads 200] [--rounds 20
                               [--pool shared|exclusive]   (root)
 """
 import argparse
-import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 
-
-def call(sock_path, method, params=None):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.connect(sock_path)
-    s.sendall((json.dumps({"version": 1, "method": method, "params": params or {}}) + "\n").encode())
-    data = b""
-    while not data.endswith(b"\n"):
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        data += chunk
-    s.close()
-    return json.loads(data)
-
-
-def percentile(values, p):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100.0 * (len(values) - 1))))]
+from tierd_client import call, percentile
 
 
 def main():

@@ -62,35 +62,26 @@ void Daemon::start_placement() {
     return names;
   };
   placement_ = std::make_unique<PlacementWorker>(
-      io_, std::move(settings),
-      [this](std::vector<WorkloadHeatView> views) { take_heat(std::move(views)); },
+      io_, std::move(settings), [this](HeatEpoch epoch) { take_heat(std::move(epoch)); },
       [this](std::vector<MoveOutcome> outcomes) { take_moves(std::move(outcomes)); });
   if (memory_) vmstat_at_start_ = memory_->vmstat;
 }
 
-void Daemon::take_heat(std::vector<WorkloadHeatView> views) {
+void Daemon::take_heat(HeatEpoch epoch) {
+  // One source for every workload: its failure is said once, not per workload.
+  if (!epoch.error.empty() && epoch.error != heat_epoch_.error) {
+    log::warn() << "no heat for " << epoch.views.size() << " workload(s): " << epoch.error;
+  }
   std::map<std::string, WorkloadHeatView> next;
-  std::map<std::string, tier::heat::SourceCounters> by_source;
-  for (WorkloadHeatView& view : views) {
+  for (WorkloadHeatView& view : epoch.views) {
     if (registry_.find(view.id) == nullptr) continue;  // dropped meanwhile
-    if (!view.source.empty()) {
-      tier::heat::SourceCounters& sum = by_source[view.source];
-      sum.samples += view.counters.samples;
-      sum.drops += view.counters.drops;
-      sum.polls += view.counters.polls;
-    }
-    auto previous = heat_views_.find(view.id);
-    if (!view.heat_error.empty() &&
-        (previous == heat_views_.end() || previous->second.heat_error != view.heat_error)) {
-      log::warn() << "workload " << view.id << ": no heat: " << view.heat_error;
-    }
     if (view.epoch_samples > 0) first_evidence_.sampled(view.id, steady_seconds());
     next.emplace(view.id, std::move(view));
   }
   heat_views_ = std::move(next);
-  std::vector<HeatSourceTotals> totals;
-  for (const auto& [name, counters] : by_source) totals.push_back({name, counters});
-  metrics_->update_heat_sources(totals);
+  epoch.views.clear();
+  if (!epoch.source.empty()) metrics_->update_heat_sources({{epoch.source, epoch.counters}});
+  heat_epoch_ = std::move(epoch);
 }
 
 void Daemon::take_moves(std::vector<MoveOutcome> outcomes) {
@@ -151,6 +142,17 @@ Daemon::TierResidency Daemon::residency_by_tier(const std::string& workload_id) 
   return out;
 }
 
+// The one heat source behind every workload's regions: which, over how many
+// processes, and how it followed their changes (restarts vs. in place).
+boost::json::object Daemon::heat_json() const {
+  const HeatEpoch& e = heat_epoch_;
+  boost::json::object heat{
+      {"source", e.source},        {"processes", e.processes},  {"samples", e.counters.samples},
+      {"drops", e.counters.drops}, {"starts", e.follow.starts}, {"retargets", e.follow.retargets}};
+  if (!e.error.empty()) heat["error"] = e.error;
+  return heat;
+}
+
 boost::json::value Daemon::placement_json() const {
   namespace json = boost::json;
   auto tier_of = [this](unsigned node) {
@@ -204,6 +206,7 @@ boost::json::value Daemon::placement_json() const {
                       {"heat_source_why", heat_choice_.why},
                       {"heat_source_picked", auto_pick_.source},
                       {"heat_source_picked_why", auto_pick_.why},
+                      {"heat", heat_json()},
                       {"moves_executed", moves_.batches()},
                       {"moves_stopped", moves_.stops_json()},
                       {"not_moved_pages", moves_.not_moved_json()},

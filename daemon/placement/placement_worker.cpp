@@ -1,5 +1,6 @@
 #include "placement_worker.hpp"
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
 #include <stdexcept>
 
@@ -12,31 +13,20 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// How long a workload whose source failed to start waits before a retry, and
-// how long `auto`'s probe of the sources stays good.
-constexpr auto kRetry = std::chrono::seconds(30);
+// How long `auto`'s probe of the sources stays good.
 constexpr auto kProbeTtl = std::chrono::seconds(30);
 
 double seconds(Clock::time_point t) {
   return std::chrono::duration<double>(t.time_since_epoch()).count();
 }
 
-// Regions of a workload without heat (heat_source "off", or its source
-// failed): every resident chunk at heat 0, so policies still see residency.
-std::vector<tier::policy::Region> cold_regions(const tier::SysRoot& root,
-                                               tier::MemorySyscalls& syscalls,
-                                               const std::vector<pid_t>& pids) {
-  std::vector<tier::policy::Region> out;
-  for (pid_t pid : pids) {
-    std::vector<tier::heat::AddressRange> tracked;
-    for (const tier::Mapping& m : tier::placeable_mappings(root, pid)) {
-      tracked.push_back({m.start, m.end});
-    }
-    std::vector<tier::policy::Region> regions = chunk_regions(pid, tracked, {}, {});
-    if (node_of_chunks(syscalls, pid, regions))
-      out.insert(out.end(), regions.begin(), regions.end());
-  }
-  return out;
+// Every process of every workload, sorted and unique: what the source watches.
+std::vector<pid_t> all_pids(const std::vector<WatchedWorkload>& workloads) {
+  std::vector<pid_t> pids;
+  for (const WatchedWorkload& w : workloads) pids.insert(pids.end(), w.pids.begin(), w.pids.end());
+  std::sort(pids.begin(), pids.end());
+  pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
+  return pids;
 }
 
 // Moves grouped into batches of one workload, process, target and direction,
@@ -85,6 +75,7 @@ PlacementWorker::PlacementWorker(boost::asio::io_context& io, PlacementWorkerSet
       return tier::heat::make_source(name, options);
     };
   }
+  heat_ = std::make_unique<SharedHeat>(settings_.source_options, settings_.factory);
   thread_ = std::thread([this] { run(); });
 }
 
@@ -130,7 +121,7 @@ void PlacementWorker::run() {
       if (next_epoch < Clock::now()) next_epoch = Clock::now() + settings_.epoch;
     }
   }
-  watched_.clear();  // stops every source on this thread
+  heat_.reset();  // stops the source on this thread
 }
 
 std::vector<std::string> PlacementWorker::candidates() {
@@ -152,60 +143,31 @@ void PlacementWorker::sample_epoch() {
   }
   const Clock::time_point now = Clock::now();
   const tier::SysRoot& root = *settings_.source_options.root;
-  std::map<std::string, Watched> next;
-  std::vector<WorkloadHeatView> views;
-  for (std::size_t index = 0; index < wanted.size(); ++index) {
-    WatchedWorkload& w = wanted[index];
-    if (index >= settings_.max_placed) {
-      WorkloadHeatView view;
-      view.id = w.id;
-      view.heat_error = "not placed: tierd places " + std::to_string(settings_.max_placed) +
-                        " workloads at once (online first, then by priority) and " +
-                        std::to_string(wanted.size()) + " are registered";
-      views.push_back(std::move(view));
-      continue;
-    }
-    Watched watched;
-    if (auto found = watched_.find(w.id); found != watched_.end()) {
-      watched = std::move(found->second);
-    }
-    // A changed process set restarts the source: sources watch fixed pids.
-    if (watched.heat && watched.pids != w.pids) watched.heat.reset();
-    if (watched.pids != w.pids) watched.retry_at = {};
-    watched.pids = w.pids;
-    if (!watched.heat && settings_.heat_source != "off" && now >= watched.retry_at &&
-        !w.pids.empty()) {
-      try {
-        watched.heat = std::make_unique<WorkloadHeat>(w.pids, candidates(),
-                                                      settings_.source_options, settings_.factory);
-        watched.error.clear();
-      } catch (const std::exception& e) {
-        watched.error = e.what();
-        watched.retry_at = now + kRetry;
-      }
-    }
+  const bool off = settings_.heat_source == "off";
+  const std::vector<pid_t> pids = all_pids(wanted);
+  heat_->watch(
+      pids, [&] { return off ? std::vector<std::string>{} : candidates(); }, now);
+  heat_->poll(seconds(now));
+  HeatEpoch epoch;
+  epoch.source = heat_->source_name();
+  epoch.error = off ? "heat_source is off" : heat_->error();
+  epoch.counters = heat_->source_counters();
+  epoch.follow = heat_->counters();
+  epoch.processes = pids.size();
+  for (const WatchedWorkload& w : wanted) {
     WorkloadHeatView view;
     view.id = w.id;
     view.cpu_nodes = cpu_nodes_of(root, w.pids, settings_.source_options.cpu_node);
-    if (watched.heat) {
-      watched.heat->poll(seconds(now));
-      view.source = watched.heat->source_name();
-      view.counters = watched.heat->counters();
-      view.epoch_samples = watched.heat->epoch_samples();
-      if (!watched.heat->active()) view.heat_error = watched.heat->stopped_reason();
-      view.regions = watched.heat->regions(syscalls_);
-    } else {
-      view.heat_error = settings_.heat_source == "off" ? "heat_source is off" : watched.error;
-      view.regions = cold_regions(root, syscalls_, w.pids);
-    }
-    views.push_back(std::move(view));
-    next.emplace(w.id, std::move(watched));
+    view.source = epoch.source;
+    view.heat_error = epoch.error;
+    view.epoch_samples = heat_->epoch_samples(w.pids);
+    view.regions = heat_->regions(syscalls_, w.pids);
+    epoch.views.push_back(std::move(view));
   }
-  watched_ = std::move(next);  // workloads no longer wanted: sources stopped here
   // The handler carries its own copy of the callback: it may run after a
   // reload replaced this worker.
   boost::asio::post(
-      io_, [done = on_heat_, views = std::move(views)]() mutable { done(std::move(views)); });
+      io_, [done = on_heat_, epoch = std::move(epoch)]() mutable { done(std::move(epoch)); });
 }
 
 void PlacementWorker::carry_out(std::vector<PlannedMove> moves) {

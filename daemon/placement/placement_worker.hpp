@@ -1,6 +1,7 @@
-// The placement worker: one thread that keeps every workload's heat source
-// running, turns its samples into the regions a policy reads (once per
-// sampling epoch), and carries out the moves the policy tick hands it.
+// The placement worker: one thread that keeps the heat source of every
+// placed process running (one source for all of them, SharedHeat), turns its
+// samples into each workload's regions (once per sampling epoch), and carries
+// out the moves the policy tick hands it.
 //
 // Why one thread for both: a move changes the nodes the next region census
 // reads, and a census racing a move would report half-moved regions; on this
@@ -9,8 +10,8 @@
 //
 // Contract: set_workloads() and execute() are called from the loop; results
 // are posted back to the loop (on_heat once per epoch, on_moves after each
-// batch). A source that fails to start is reported in the workload's view and
-// retried after a back-off. The destructor stops every source and waits.
+// batch). A source that fails to start is reported in every view and retried
+// after a back-off. The destructor stops the source and waits.
 #pragma once
 
 #include <sys/types.h>
@@ -28,9 +29,9 @@
 #include <vector>
 
 #include "plan_filter.hpp"
+#include "shared_heat.hpp"
 #include "tier/memory/memory_syscalls.hpp"
 #include "tier/memory/page_mover.hpp"
-#include "workload_heat.hpp"
 
 namespace tierd {
 
@@ -43,11 +44,20 @@ struct WatchedWorkload {
 struct WorkloadHeatView {
   std::string id;
   std::vector<tier::policy::Region> regions;
-  std::vector<int> cpu_nodes;  // most threads first
-  std::string source;          // heat source name, "" when none runs
-  std::string heat_error;      // why there is no heat ("" when a source runs)
-  std::uint64_t epoch_samples = 0;
-  tier::heat::SourceCounters counters;
+  std::vector<int> cpu_nodes;       // most threads first
+  std::string source;               // heat source name, "" when none runs
+  std::string heat_error;           // why there is no heat ("" when a source runs)
+  std::uint64_t epoch_samples = 0;  // samples of this workload's processes
+};
+
+/// One epoch's heat: every workload's view, and the one source's figures.
+struct HeatEpoch {
+  std::vector<WorkloadHeatView> views;
+  std::string source;                   // "" when none runs
+  std::string error;                    // why there is no heat ("" when the source runs)
+  tier::heat::SourceCounters counters;  // the running source's totals since it started
+  SharedHeatCounters follow;            // starts and retargets since the worker started
+  std::size_t processes = 0;            // processes watched
 };
 
 /// A batch of planned moves of one workload, process, target and direction,
@@ -65,11 +75,6 @@ struct MoveOutcome {
 
 struct PlacementWorkerSettings {
   std::string heat_source = "auto";  // "auto", a name, or "off"
-  /// Workloads placed at once, in set_workloads() order (the daemon lists
-  /// online first, then by priority): each costs a heat source (descriptors,
-  /// a kdamond or BPF ring) and a region census per epoch. The rest are
-  /// reported as not placed.
-  std::size_t max_placed = 64;
   std::chrono::milliseconds epoch{1000};
   /// cpu_node and root filled by the daemon; root (the /proc and /sys the
   /// sources and the census read) must be set and outlive the worker.
@@ -82,7 +87,7 @@ struct PlacementWorkerSettings {
 
 class PlacementWorker {
  public:
-  using OnHeat = std::function<void(std::vector<WorkloadHeatView>)>;
+  using OnHeat = std::function<void(HeatEpoch)>;
   using OnMoves = std::function<void(std::vector<MoveOutcome>)>;
 
   PlacementWorker(boost::asio::io_context& io, PlacementWorkerSettings settings, OnHeat on_heat,
@@ -101,13 +106,6 @@ class PlacementWorker {
   void carry_out(std::vector<PlannedMove> moves);
   std::vector<std::string> candidates();
 
-  struct Watched {
-    std::unique_ptr<WorkloadHeat> heat;
-    std::vector<pid_t> pids;
-    std::string error;
-    std::chrono::steady_clock::time_point retry_at{};
-  };
-
   boost::asio::io_context& io_;
   PlacementWorkerSettings settings_;
   OnHeat on_heat_;
@@ -121,7 +119,7 @@ class PlacementWorker {
   bool stopping_ = false;
 
   // Worker thread only.
-  std::map<std::string, Watched> watched_;
+  std::unique_ptr<SharedHeat> heat_;
   std::vector<std::string> auto_candidates_;
   std::chrono::steady_clock::time_point probed_at_{};
   std::thread thread_;

@@ -263,6 +263,38 @@ TEST(BpfFaultSource, UntrackedProcessFaultsAreNotDelivered) {
   EXPECT_EQ(buffer_hits(samples, base, kPages).size(), kPages);
 }
 
+// tierd's one source for every placed process follows the set in place: a
+// process added by retarget() is sampled from then on, one removed is not.
+TEST(BpfFaultSource, RetargetAddsAndRemovesProcessesWithoutARestart) {
+  SKIP_UNLESS_ROOT();
+  constexpr std::size_t kPages = 128;
+  Child first(toucher({.pages = kPages}));
+  Child second(toucher({.pages = kPages}));
+  first.receive();
+  const std::uint64_t second_base = second.receive();
+
+  BpfFaultSource source(options_with());
+  source.start({first.pid()});
+  const std::string hook = source.attach_point();
+  ASSERT_TRUE(source.retarget({second.pid()}));
+  EXPECT_EQ(source.attach_point(), hook);  // the same program, not a reload
+  first.go();
+  ASSERT_EQ(first.receive(), 1u);
+  second.go();
+  ASSERT_EQ(second.receive(), 1u);
+  std::vector<AccessSample> samples;
+  source.poll(samples);
+
+  // Both children were forked from this process, so their buffers may have
+  // the same address: the pid tells them apart.
+  ASSERT_FALSE(samples.empty());
+  for (const AccessSample& sample : samples) {
+    ASSERT_EQ(sample.pid, static_cast<std::uint32_t>(second.pid())) << "the removed process";
+  }
+  EXPECT_EQ(buffer_hits(samples, second_base, kPages).size(), kPages);
+  expect_accounting_identity(source);
+}
+
 TEST(BpfFaultSource, OneInFourSamplingKeepsEveryFourthFaultPerCpu) {
   SKIP_UNLESS_ROOT();
   constexpr std::size_t kPages = 400;

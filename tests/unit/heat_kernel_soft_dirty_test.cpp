@@ -154,6 +154,26 @@ TEST(SoftDirtySource, ExitedProcessesAreDroppedThenTheSourceStops) {
   EXPECT_TRUE(samples.empty());
 }
 
+// tierd's one source follows the process set in place: an added process's
+// bits are cleared at once (its first poll reports this epoch's writes), a
+// removed one is no longer read, and a gone one is dropped, not an error.
+TEST(SoftDirtySource, RetargetClearsAddedProcessesAndStopsReadingRemovedOnes) {
+  SoftDirtyTree tree;
+  SoftDirtyTree other_pid_files(4343);
+  test::copy_tree(other_pid_files.path("/proc/4343"), tree.path("/proc/4343"));
+  auto source = make_soft_dirty_source(options_for(tree));
+  source->start({kPid});
+  EXPECT_EQ(tree.read("/proc/4343/clear_refs"), "");
+
+  ASSERT_TRUE(source->retarget({4343, 999999}));
+  EXPECT_EQ(tree.read("/proc/4343/clear_refs"), "4");
+  std::vector<AccessSample> samples;
+  PollResult result = source->poll(samples);
+  EXPECT_TRUE(result.active);
+  ASSERT_FALSE(samples.empty());
+  for (const AccessSample& sample : samples) EXPECT_EQ(sample.pid, 4343u);
+}
+
 TEST(SoftDirtyAvailability, FixtureRootNeedsTheFiles) {
   KernelTree tree;
   EXPECT_FALSE(soft_dirty_availability(tree.root()).available);

@@ -4,11 +4,15 @@
 // heat source and a scripted MemorySyscalls saying where each page is.
 #include <gtest/gtest.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <cerrno>
+#include <csignal>
 #include <deque>
+#include <memory>
 
 #include "memory_fakes.hpp"
 #include "placement/heat_choice.hpp"
@@ -197,12 +201,21 @@ TEST(OneTier, NotedOnlyWhenEveryMemoryNodeIsInOneTier) {
 }
 
 // Plays back one batch of samples per poll.
+// What the scripted sources of one test were asked to do.
+struct SourceLog {
+  bool can_retarget = true;
+  int made = 0;
+  std::vector<std::vector<pid_t>> started;
+  std::vector<std::vector<pid_t>> retargeted;
+};
+
 class ScriptedSource : public tier::heat::HeatSource {
  public:
-  explicit ScriptedSource(std::deque<std::vector<tier::heat::AccessSample>> script)
-      : script_(std::move(script)) {}
+  explicit ScriptedSource(std::deque<std::vector<tier::heat::AccessSample>> script,
+                          std::shared_ptr<SourceLog> log = std::make_shared<SourceLog>())
+      : script_(std::move(script)), log_(std::move(log)) {}
   std::string_view name() const override { return "scripted"; }
-  void start(const std::vector<pid_t>&) override {}
+  void start(const std::vector<pid_t>& pids) override { log_->started.push_back(pids); }
   tier::heat::PollResult poll(std::vector<tier::heat::AccessSample>& out) override {
     ++counters_.polls;
     if (!script_.empty()) {
@@ -212,11 +225,16 @@ class ScriptedSource : public tier::heat::HeatSource {
     }
     return {};
   }
+  bool retarget(const std::vector<pid_t>& pids) override {
+    if (log_->can_retarget) log_->retargeted.push_back(pids);
+    return log_->can_retarget;
+  }
   tier::heat::SourceCounters counters() const override { return counters_; }
   void stop() noexcept override {}
 
  private:
   std::deque<std::vector<tier::heat::AccessSample>> script_;
+  std::shared_ptr<SourceLog> log_;
   tier::heat::SourceCounters counters_;
 };
 
@@ -275,7 +293,7 @@ TEST_F(WorkerTest, RegionsCarryTheSampledHeatAndTheNodeOfTheirPages) {
   s.weight = 5;
   std::vector<WorkloadHeatView> views;
   PlacementWorker worker(
-      io, settings({s, s}), [&](std::vector<WorkloadHeatView> v) { views = std::move(v); },
+      io, settings({s, s}), [&](HeatEpoch e) { views = std::move(e.views); },
       [](std::vector<MoveOutcome>) {});
   worker.set_workloads({{"self", {getpid()}}});
   run_until(io, [&] { return !views.empty() && !views[0].regions.empty(); });
@@ -296,33 +314,152 @@ TEST_F(WorkerTest, RegionsCarryTheSampledHeatAndTheNodeOfTheirPages) {
   EXPECT_EQ(view.cpu_nodes, std::vector<int>{0});
 }
 
-// More workloads than the worker places at once: the first ones in the
-// daemon's order get a source and regions, the rest are reported as not placed.
-TEST_F(WorkerTest, WorkloadsPastTheCapAreReportedNotPlaced) {
-  boost::asio::io_context io;
+// A child with this process's mappings (fork copies them), so the fake
+// syscalls place its chunks too; ended and reaped by the destructor.
+class Child {
+ public:
+  Child() : pid_(fork()) {
+    if (pid_ == 0) {
+      pause();
+      _exit(0);
+    }
+  }
+  ~Child() {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  pid_t pid() const { return pid_; }
+
+ private:
+  pid_t pid_;
+};
+
+tier::heat::AccessSample sample_at(pid_t pid, std::uint64_t addr, std::uint32_t weight) {
+  tier::heat::AccessSample s;
+  s.pid = static_cast<std::uint32_t>(pid);
+  s.addr = addr;
+  s.weight = weight;
+  return s;
+}
+
+std::vector<pid_t> sorted(std::vector<pid_t> pids) {
+  std::sort(pids.begin(), pids.end());
+  return pids;
+}
+
+// Sources whose first instance delivers `first` once and later ones nothing;
+// every instance reports to `log`.
+SourceFactory logged_factory(std::shared_ptr<SourceLog> log,
+                             std::vector<tier::heat::AccessSample> first) {
+  return [log, first](std::string_view, const tier::heat::SourceOptions&) {
+    std::deque<std::vector<tier::heat::AccessSample>> script;
+    if (log->made++ == 0) script.push_back(first);
+    return std::make_unique<ScriptedSource>(std::move(script), log);
+  };
+}
+
+// However many workloads there are, one source watches all their processes,
+// and each workload gets the regions and samples of its own processes only.
+TEST_F(WorkerTest, EveryWorkloadSharesOneSourceAndGetsItsOwnProcessesHeat) {
+  Child child;
+  ASSERT_GT(child.pid(), 0);
+  auto log = std::make_shared<SourceLog>();
   PlacementWorkerSettings s = settings({});
-  s.max_placed = 1;
-  std::vector<WorkloadHeatView> views;
+  s.factory = logged_factory(
+      log, {sample_at(getpid(), base_ + 2 * kMiB, 5), sample_at(child.pid(), base_ + 4 * kMiB, 3)});
+  boost::asio::io_context io;
+  HeatEpoch epoch;
   PlacementWorker worker(
-      io, s, [&](std::vector<WorkloadHeatView> v) { views = std::move(v); },
-      [](std::vector<MoveOutcome>) {});
-  worker.set_workloads({{"first", {getpid()}}, {"second", {getpid()}}});
-  run_until(io, [&] { return views.size() == 2; });
-  ASSERT_EQ(views.size(), 2u);
-  EXPECT_EQ(views[0].source, "scripted");
-  EXPECT_FALSE(views[0].regions.empty());
-  EXPECT_EQ(views[1].source, "");
-  EXPECT_TRUE(views[1].regions.empty());
-  EXPECT_EQ(views[1].heat_error,
-            "not placed: tierd places 1 workloads at once (online first, then by priority) and "
-            "2 are registered");
+      io, s, [&](HeatEpoch e) { epoch = std::move(e); }, [](std::vector<MoveOutcome>) {});
+  worker.set_workloads({{"self", {getpid()}}, {"child", {child.pid()}}});
+  run_until(io, [&] { return epoch.views.size() == 2 && epoch.views[1].epoch_samples > 0; });
+  ASSERT_EQ(epoch.views.size(), 2u);
+  EXPECT_EQ(log->made, 1);
+  ASSERT_EQ(log->started.size(), 1u);
+  EXPECT_EQ(log->started[0], sorted({getpid(), child.pid()}));
+  EXPECT_EQ(epoch.source, "scripted");
+  EXPECT_EQ(epoch.processes, 2u);
+  EXPECT_EQ(epoch.follow.starts, 1u);
+  const WorkloadHeatView& self = epoch.views[0];
+  const WorkloadHeatView& other = epoch.views[1];
+  ASSERT_EQ(self.regions.size(), 4u);
+  ASSERT_EQ(other.regions.size(), 4u);
+  for (const Region& r : self.regions) EXPECT_EQ(r.pid, getpid());
+  for (const Region& r : other.regions) EXPECT_EQ(r.pid, child.pid());
+  EXPECT_EQ(self.epoch_samples, 1u);
+  EXPECT_EQ(other.epoch_samples, 1u);
+  EXPECT_DOUBLE_EQ(self.regions[1].heat, 5.0);
+  EXPECT_EQ(self.regions[2].heat, 0.0);
+  EXPECT_DOUBLE_EQ(other.regions[2].heat, 3.0);
+  EXPECT_EQ(other.regions[1].heat, 0.0);
+}
+
+// A new process joins the running source in place: no second source.
+TEST_F(WorkerTest, AChangedProcessSetIsHandedToTheRunningSource) {
+  Child child;
+  ASSERT_GT(child.pid(), 0);
+  auto log = std::make_shared<SourceLog>();
+  PlacementWorkerSettings s = settings({});
+  s.factory = logged_factory(log, {});
+  boost::asio::io_context io;
+  HeatEpoch epoch;
+  PlacementWorker worker(
+      io, s, [&](HeatEpoch e) { epoch = std::move(e); }, [](std::vector<MoveOutcome>) {});
+  worker.set_workloads({{"self", {getpid()}}});
+  run_until(io, [&] { return epoch.views.size() == 1; });
+  worker.set_workloads({{"self", {getpid()}}, {"child", {child.pid()}}});
+  run_until(io, [&] { return epoch.views.size() == 2; });
+  ASSERT_EQ(epoch.views.size(), 2u);
+  EXPECT_EQ(log->made, 1);
+  ASSERT_EQ(log->retargeted.size(), 1u);
+  EXPECT_EQ(log->retargeted[0], sorted({getpid(), child.pid()}));
+  EXPECT_EQ(epoch.follow.starts, 1u);
+  EXPECT_EQ(epoch.follow.retargets, 1u);
+  EXPECT_EQ(epoch.views[1].source, "scripted");
+  EXPECT_EQ(epoch.views[1].regions.size(), 4u);
+}
+
+// A source that cannot follow (DAMON's targets) is restarted over the new
+// set, and the processes that stay keep their heat: the HeatMaps are tierd's.
+TEST_F(WorkerTest, ASourceThatCannotFollowIsRestartedAndTheHeatOfStayingProcessesIsKept) {
+  Child child;
+  ASSERT_GT(child.pid(), 0);
+  auto log = std::make_shared<SourceLog>();
+  log->can_retarget = false;
+  PlacementWorkerSettings s = settings({});
+  s.factory = logged_factory(log, {sample_at(getpid(), base_ + 2 * kMiB, 8)});
+  boost::asio::io_context io;
+  HeatEpoch epoch;
+  PlacementWorker worker(
+      io, s, [&](HeatEpoch e) { epoch = std::move(e); }, [](std::vector<MoveOutcome>) {});
+  worker.set_workloads({{"self", {getpid()}}});
+  run_until(io, [&] {
+    return epoch.views.size() == 1 && epoch.views[0].regions.size() == 4 &&
+           epoch.views[0].regions[1].heat == 8.0;
+  });
+  ASSERT_EQ(epoch.views.size(), 1u);
+  worker.set_workloads({{"self", {getpid()}}, {"child", {child.pid()}}});
+  run_until(io, [&] { return epoch.views.size() == 2; });
+  ASSERT_EQ(epoch.views.size(), 2u);
+  EXPECT_EQ(log->made, 2);
+  ASSERT_EQ(log->started.size(), 2u);
+  EXPECT_EQ(log->started[1], sorted({getpid(), child.pid()}));
+  EXPECT_EQ(epoch.follow.starts, 2u);
+  EXPECT_EQ(epoch.follow.retargets, 0u);
+  // The second source delivered nothing: heat left on the chunk is the
+  // first source's, decayed (halved per epoch), not lost with the restart.
+  ASSERT_EQ(epoch.views[0].regions.size(), 4u);
+  EXPECT_GT(epoch.views[0].regions[1].heat, 0.0);
+  EXPECT_LT(epoch.views[0].regions[1].heat, 8.0);
 }
 
 TEST_F(WorkerTest, PlannedMovesAreCarriedOutAndCounted) {
   boost::asio::io_context io;
   std::vector<MoveOutcome> outcomes;
   PlacementWorker worker(
-      io, settings({}), [](std::vector<WorkloadHeatView>) {},
+      io, settings({}), [](HeatEpoch) {},
       [&](std::vector<MoveOutcome> o) { outcomes = std::move(o); });
   PlannedMove promote{{getpid(), base_, base_ + 4 * kMiB, 0, "self", "promote: hot"},
                       2,

@@ -76,6 +76,8 @@ class BpfFaultSource final : public HeatSource {
   std::string_view name() const override { return "bpf-fault"; }
   void start(const std::vector<pid_t>& pids) override;
   PollResult poll(std::vector<AccessSample>& out) override;
+  /// Adds and removes tgids in the program's map: no reload, no new ring.
+  bool retarget(const std::vector<pid_t>& pids) override;
   SourceCounters counters() const override;
   void stop() noexcept override;
 

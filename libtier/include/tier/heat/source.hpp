@@ -12,6 +12,11 @@
 //    tracked processes exited, kdamond stopped), with the reason.
 //  - counters() are cumulative since start: samples delivered, drops (ring or
 //    perf buffer overflow, sampling filters that lost data) - never silent.
+//  - retarget(pids) changes the watched processes of a started source in
+//    place, keeping what it set up (one BPF program, one ring), and returns
+//    true; a source that cannot (DAMON's targets, per-thread perf events)
+//    returns false and the caller restarts it. A pid that is already gone is
+//    dropped as in poll(), never an error.
 //  - stop() undoes every kernel change start() made (detaches programs,
 //    turns off and removes the kdamond it created, ...); idempotent, noexcept,
 //    also run by the destructor.
@@ -68,6 +73,10 @@ class HeatSource {
   virtual std::string_view name() const = 0;
   virtual void start(const std::vector<pid_t>& pids) = 0;
   virtual PollResult poll(std::vector<AccessSample>& out) = 0;
+  virtual bool retarget(const std::vector<pid_t>& pids) {
+    (void)pids;
+    return false;
+  }
   virtual SourceCounters counters() const = 0;
   virtual void stop() noexcept = 0;
 };

@@ -194,6 +194,25 @@ PollResult BpfFaultSource::poll(std::vector<AccessSample>& out) {
   return {false, bpf::exited_reason(d.exited)};
 }
 
+bool BpfFaultSource::retarget(const std::vector<pid_t>& pids) {
+  Impl& d = *impl_;
+  if (!d.program) return false;
+  const bpf_map* tracked = d.program.skel()->maps.tracked_tgids;
+  for (pid_t pid : d.pids) {
+    if (std::find(pids.begin(), pids.end(), pid) == pids.end()) bpf::untrack_tgid(tracked, pid);
+  }
+  std::vector<pid_t> added;
+  for (pid_t pid : pids) {
+    if (std::find(d.pids.begin(), d.pids.end(), pid) == d.pids.end()) added.push_back(pid);
+  }
+  bpf::track_tgids(tracked, added);
+  d.pids = pids;
+  // A pid that is gone already is noticed by the next poll, as at start.
+  std::erase_if(d.exited,
+                [&](pid_t pid) { return std::find(pids.begin(), pids.end(), pid) == pids.end(); });
+  return true;
+}
+
 SourceCounters BpfFaultSource::counters() const {
   return {impl_->samples, raw_counters().dropped, impl_->polls};
 }

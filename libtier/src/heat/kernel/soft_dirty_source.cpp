@@ -65,6 +65,27 @@ class SoftDirtySource final : public HeatSource {
     return tracked_.result();
   }
 
+  // New processes start clean (clear_refs) so their first poll reports this
+  // epoch's writes; one whose clear fails is dropped as poll() would.
+  bool retarget(const std::vector<pid_t>& pids) override {
+    if (!started_) return false;
+    std::vector<pid_t> added;
+    for (pid_t pid : pids) {
+      if (!tracked_.contains(pid)) added.push_back(pid);
+    }
+    tracked_.reset(pids);
+    for (pid_t pid : added) {
+      const std::string who = "process " + std::to_string(pid);
+      if (int error = clear(pid); error != 0) {
+        tracked_.drop(pid,
+                      kernel::process_gone(error)
+                          ? who + " exited"
+                          : who + ": cannot write 4 to clear_refs: " + posix::errno_text(error));
+      }
+    }
+    return true;
+  }
+
   SourceCounters counters() const override { return counters_; }
 
   void stop() noexcept override { started_ = false; }

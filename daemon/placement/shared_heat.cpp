@@ -1,4 +1,4 @@
-#include "workload_heat.hpp"
+#include "shared_heat.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -18,6 +18,9 @@ constexpr std::uint64_t kMinTrackedBytes = std::uint64_t{1} << 30;
 // Decay per epoch: the simulator's setting, under which the policies' goals
 // are measured (a score halves every epoch without new samples).
 constexpr double kDecay = 0.5;
+// How long a source that failed to start waits before a retry (unless the
+// process set changes first).
+constexpr auto kRetry = std::chrono::seconds(30);
 
 std::vector<tier::heat::AddressRange> mappings(const tier::SysRoot& root, pid_t pid) {
   std::vector<tier::heat::AddressRange> ranges;
@@ -35,14 +38,55 @@ std::uint64_t bytes_of(const std::vector<tier::heat::AddressRange>& ranges) {
 
 }  // namespace
 
-WorkloadHeat::WorkloadHeat(std::vector<pid_t> pids, const std::vector<std::string>& candidates,
-                           const tier::heat::SourceOptions& options, const SourceFactory& factory)
-    : pids_(std::move(pids)), root_(options.root) {
-  if (root_ == nullptr) throw std::invalid_argument("WorkloadHeat: options.root is not set");
+SharedHeat::SharedHeat(const tier::heat::SourceOptions& options, SourceFactory factory)
+    : options_(options), factory_(std::move(factory)), root_(options.root) {
+  if (root_ == nullptr) throw std::invalid_argument("SharedHeat: options.root is not set");
+}
+
+SharedHeat::~SharedHeat() {
+  stop_source();
+}
+
+void SharedHeat::watch(const std::vector<pid_t>& pids,
+                       const std::function<std::vector<std::string>()>& candidates,
+                       Clock::time_point now) {
+  const bool changed = pids != pids_;
+  pids_ = pids;
+  keep_processes(pids);
+  if (pids.empty()) {
+    stop_source();
+    error_.clear();
+    return;
+  }
+  if (changed) {
+    retry_at_ = {};  // a new process may be what the failed start lacked
+    if (source_) {
+      bool retargeted = false;
+      try {
+        retargeted = source_->retarget(pids);
+      } catch (const std::exception& e) {
+        error_ = source_name_ + ": " + e.what();
+      }
+      if (retargeted) {
+        ++counters_.retargets;
+        active_ = true;
+        error_.clear();
+      } else {
+        stop_source();  // restarted below with the new set
+      }
+    }
+  }
+  if (!source_ && now >= retry_at_) {
+    start(candidates());
+    if (!source_) retry_at_ = now + kRetry;
+  }
+}
+
+void SharedHeat::start(const std::vector<std::string>& candidates) {
   std::string failures;
   for (const std::string& name : candidates) {
     try {
-      auto source = factory(name, options);
+      auto source = factory_(name, options_);
       source->start(pids_);
       source_ = std::move(source);
       source_name_ = name;
@@ -52,31 +96,43 @@ WorkloadHeat::WorkloadHeat(std::vector<pid_t> pids, const std::vector<std::strin
     }
   }
   if (!source_) {
-    throw tier::heat::SourceError(candidates.empty() ? "no heat source is available"
-                                                     : "no heat source started (" + failures + ")");
+    error_ = candidates.empty() ? "no heat source is available"
+                                : "no heat source started (" + failures + ")";
+    return;
   }
-  for (pid_t pid : pids_) refresh_tracked(pid, process(pid));
+  active_ = true;
+  error_.clear();
+  ++counters_.starts;
 }
 
-WorkloadHeat::~WorkloadHeat() {
+void SharedHeat::stop_source() {
   if (source_) source_->stop();
+  source_.reset();
+  source_name_.clear();
+  active_ = false;
 }
 
-WorkloadHeat::Process& WorkloadHeat::process(pid_t pid) {
-  auto found = processes_.find(pid);
-  if (found != processes_.end()) return found->second;
-  tier::heat::HeatMapConfig config;
-  config.decay = kDecay;
-  config.tracked_bytes = std::max(kMinTrackedBytes, bytes_of(mappings(*root_, pid)));
-  return processes_.emplace(pid, Process{tier::heat::HeatMap(config), {}, {}}).first->second;
+void SharedHeat::keep_processes(const std::vector<pid_t>& pids) {
+  std::erase_if(processes_, [&](const auto& entry) {
+    return !std::binary_search(pids.begin(), pids.end(), entry.first);
+  });
+  for (pid_t pid : pids) {
+    if (processes_.contains(pid)) continue;
+    tier::heat::HeatMapConfig config;
+    config.decay = kDecay;
+    config.tracked_bytes = std::max(kMinTrackedBytes, bytes_of(mappings(*root_, pid)));
+    Process& process =
+        processes_.emplace(pid, Process{tier::heat::HeatMap(config), {}, {}, 0}).first->second;
+    refresh_tracked(pid, process);
+  }
 }
 
-void WorkloadHeat::refresh_tracked(pid_t pid, Process& process) const {
+void SharedHeat::refresh_tracked(pid_t pid, Process& process) const {
   process.tracked = mappings(*root_, pid);
   process.map.set_tracked_ranges(process.tracked);
 }
 
-void WorkloadHeat::poll(double now_s) {
+void SharedHeat::poll(double now_s) {
   // The previous epoch decays before this one's samples are added, so the
   // policy reads them at weight 1 and the last epoch's at kDecay: the order
   // the simulator keeps (samples, plan, decay), so heat thresholds such as
@@ -84,35 +140,53 @@ void WorkloadHeat::poll(double now_s) {
   for (auto& [pid, p] : processes_) {
     reset_epoch(p.activity);
     p.map.end_epoch();
+    p.epoch_samples = 0;
   }
   samples_.clear();
-  if (active_) {
+  if (source_ && active_) {
     tier::heat::PollResult result = source_->poll(samples_);
     if (!result.active) {
-      active_ = false;
-      stopped_reason_ = result.stopped_reason;
+      active_ = false;  // every process gone: the next new set wakes it
+      error_ = result.stopped_reason;
     }
   }
-  epoch_samples_ = 0;
   for (const tier::heat::AccessSample& s : samples_) {
     auto found = processes_.find(static_cast<pid_t>(s.pid));
-    if (found == processes_.end()) continue;  // a process of no workload of ours
+    if (found == processes_.end()) continue;  // no longer watched
     found->second.map.add(s.addr, s.length, s.weight);
     record_activity(found->second.activity, s.addr, s.length, s.weight, now_s);
-    ++epoch_samples_;
+    ++found->second.epoch_samples;
   }
   for (auto& [pid, p] : processes_) refresh_tracked(pid, p);
 }
 
-std::vector<tier::policy::Region> WorkloadHeat::regions(tier::MemorySyscalls& syscalls) {
+std::vector<tier::policy::Region> SharedHeat::regions(tier::MemorySyscalls& syscalls,
+                                                      const std::vector<pid_t>& pids) {
   std::vector<tier::policy::Region> out;
-  for (auto& [pid, p] : processes_) {
+  for (pid_t pid : pids) {
+    auto found = processes_.find(pid);
+    if (found == processes_.end()) continue;
+    Process& p = found->second;
     std::vector<tier::policy::Region> regions =
         chunk_regions(pid, p.tracked, p.map.granule_scores(), p.activity);
     if (!node_of_chunks(syscalls, pid, regions)) continue;  // exited meanwhile
     out.insert(out.end(), regions.begin(), regions.end());
   }
   return out;
+}
+
+std::uint64_t SharedHeat::epoch_samples(const std::vector<pid_t>& pids) const {
+  std::uint64_t sum = 0;
+  for (pid_t pid : pids) {
+    if (auto found = processes_.find(pid); found != processes_.end()) {
+      sum += found->second.epoch_samples;
+    }
+  }
+  return sum;
+}
+
+tier::heat::SourceCounters SharedHeat::source_counters() const {
+  return source_ ? source_->counters() : tier::heat::SourceCounters{};
 }
 
 std::vector<int> cpu_nodes_of(const tier::SysRoot& root, const std::vector<pid_t>& pids,
