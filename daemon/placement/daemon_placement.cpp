@@ -146,9 +146,13 @@ Daemon::TierResidency Daemon::residency_by_tier(const std::string& workload_id) 
 // processes, and how it followed their changes (restarts vs. in place).
 boost::json::object Daemon::heat_json() const {
   const HeatEpoch& e = heat_epoch_;
-  boost::json::object heat{
-      {"source", e.source},        {"processes", e.processes},  {"samples", e.counters.samples},
-      {"drops", e.counters.drops}, {"starts", e.follow.starts}, {"retargets", e.follow.retargets}};
+  boost::json::object heat{{"source", e.source},
+                           {"processes", e.processes},
+                           {"census_last_epoch", e.census},
+                           {"samples", e.counters.samples},
+                           {"drops", e.counters.drops},
+                           {"starts", e.follow.starts},
+                           {"retargets", e.follow.retargets}};
   if (!e.error.empty()) heat["error"] = e.error;
   return heat;
 }

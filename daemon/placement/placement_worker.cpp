@@ -154,16 +154,30 @@ void PlacementWorker::sample_epoch() {
   epoch.counters = heat_->source_counters();
   epoch.follow = heat_->counters();
   epoch.processes = pids.size();
+  ++epoch_;
+  std::map<std::string, CpuNodes> cpu_nodes;
   for (const WatchedWorkload& w : wanted) {
     WorkloadHeatView view;
     view.id = w.id;
-    view.cpu_nodes = cpu_nodes_of(root, w.pids, settings_.source_options.cpu_node);
     view.source = epoch.source;
     view.heat_error = epoch.error;
     view.epoch_samples = heat_->epoch_samples(w.pids);
     view.regions = heat_->regions(syscalls_, w.pids);
+    // Where the threads ran: read (a stat per thread) on the census's
+    // schedule - when the workload is new or changed, has samples, or every
+    // kCensusEvery epochs.
+    CpuNodes known;
+    if (auto found = cpu_nodes_.find(w.id); found != cpu_nodes_.end()) known = found->second;
+    if (known.epoch == 0 || known.pids != w.pids || view.epoch_samples > 0 ||
+        epoch_ - known.epoch >= kCensusEvery) {
+      known = {cpu_nodes_of(root, w.pids, settings_.source_options.cpu_node), w.pids, epoch_};
+    }
+    view.cpu_nodes = known.nodes;
+    cpu_nodes.emplace(w.id, std::move(known));
     epoch.views.push_back(std::move(view));
   }
+  cpu_nodes_ = std::move(cpu_nodes);
+  epoch.census = heat_->census_this_epoch();
   // The handler carries its own copy of the callback: it may run after a
   // reload replaced this worker.
   boost::asio::post(
@@ -179,6 +193,7 @@ void PlacementWorker::carry_out(std::vector<PlannedMove> moves) {
     // policy planned with last epoch's free figures, the node may be fuller.
     tier::watch_node_free_memory(options, *settings_.source_options.root, outcome.target_node);
     outcome.report = mover.move(outcome.pid, units, outcome.target_node, options);
+    heat_->moved(outcome.pid);
     outcomes.push_back(std::move(outcome));
     {
       std::lock_guard lock(mutex_);

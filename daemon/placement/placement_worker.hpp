@@ -58,6 +58,7 @@ struct HeatEpoch {
   tier::heat::SourceCounters counters;  // the running source's totals since it started
   SharedHeatCounters follow;            // starts and retargets since the worker started
   std::size_t processes = 0;            // processes watched
+  std::uint64_t census = 0;             // of them, counted again this epoch
 };
 
 /// A batch of planned moves of one workload, process, target and direction,
@@ -120,6 +121,14 @@ class PlacementWorker {
 
   // Worker thread only.
   std::unique_ptr<SharedHeat> heat_;
+  struct CpuNodes {
+    std::vector<int> nodes;
+    std::vector<pid_t> pids;  // the processes they were read for
+    std::uint64_t epoch = 0;
+  };
+  // Per workload: where its threads ran, re-read on the census's schedule.
+  std::map<std::string, CpuNodes> cpu_nodes_;
+  std::uint64_t epoch_ = 0;
   std::vector<std::string> auto_candidates_;
   std::chrono::steady_clock::time_point probed_at_{};
   std::thread thread_;

@@ -122,7 +122,8 @@ void SharedHeat::keep_processes(const std::vector<pid_t>& pids) {
     config.decay = kDecay;
     config.tracked_bytes = std::max(kMinTrackedBytes, bytes_of(mappings(*root_, pid)));
     Process& process =
-        processes_.emplace(pid, Process{tier::heat::HeatMap(config), {}, {}, 0}).first->second;
+        processes_.emplace(pid, Process{tier::heat::HeatMap(config), {}, {}, 0, false, false, {}})
+            .first->second;
     refresh_tracked(pid, process);
   }
 }
@@ -137,6 +138,8 @@ void SharedHeat::poll(double now_s) {
   // policy reads them at weight 1 and the last epoch's at kDecay: the order
   // the simulator keeps (samples, plan, decay), so heat thresholds such as
   // exchange_min_heat mean the same evidence in both.
+  ++epoch_;
+  census_this_epoch_ = 0;
   for (auto& [pid, p] : processes_) {
     reset_epoch(p.activity);
     p.map.end_epoch();
@@ -157,7 +160,16 @@ void SharedHeat::poll(double now_s) {
     record_activity(found->second.activity, s.addr, s.length, s.weight, now_s);
     ++found->second.epoch_samples;
   }
-  for (auto& [pid, p] : processes_) refresh_tracked(pid, p);
+}
+
+bool SharedHeat::census_due(pid_t pid, const Process& process) const {
+  // Spread over the epochs by pid, so a steady set costs the same each epoch.
+  const bool turn = (epoch_ + static_cast<std::uint64_t>(pid)) % kCensusEvery == 0;
+  return !process.counted || process.moved || process.epoch_samples > 0 || turn;
+}
+
+void SharedHeat::moved(pid_t pid) {
+  if (auto found = processes_.find(pid); found != processes_.end()) found->second.moved = true;
 }
 
 std::vector<tier::policy::Region> SharedHeat::regions(tier::MemorySyscalls& syscalls,
@@ -167,9 +179,26 @@ std::vector<tier::policy::Region> SharedHeat::regions(tier::MemorySyscalls& sysc
     auto found = processes_.find(pid);
     if (found == processes_.end()) continue;
     Process& p = found->second;
+    const bool census = census_due(pid, p);
+    if (census) refresh_tracked(pid, p);
     std::vector<tier::policy::Region> regions =
         chunk_regions(pid, p.tracked, p.map.granule_scores(), p.activity);
-    if (!node_of_chunks(syscalls, pid, regions)) continue;  // exited meanwhile
+    if (census) {
+      ++census_this_epoch_;
+      p.counted = true;
+      p.moved = false;
+      p.chunk_node.clear();
+      if (!node_of_chunks(syscalls, pid, regions)) continue;  // exited meanwhile
+      for (const tier::policy::Region& r : regions) p.chunk_node[r.start] = r.node;
+    } else {
+      // The last census's nodes; chunks it found nothing in stay out.
+      std::erase_if(regions, [&](tier::policy::Region& r) {
+        auto node = p.chunk_node.find(r.start);
+        if (node == p.chunk_node.end()) return true;
+        r.node = node->second;
+        return false;
+      });
+    }
     out.insert(out.end(), regions.begin(), regions.end());
   }
   return out;

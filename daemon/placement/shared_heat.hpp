@@ -12,9 +12,17 @@
 // changes. A changed set is handed to the running source (retarget); a
 // source that cannot take it is restarted. Either way the HeatMaps of the
 // processes that stay are kept. poll() is called once per epoch: it drains
-// the source, credits the samples, decays the maps and re-reads the
-// processes' mappings. The destructor stops the source (every kernel change
-// undone). Used on the placement worker's thread only.
+// the source, credits the samples and decays the maps. The destructor stops
+// the source (every kernel change undone). Used on the placement worker's
+// thread only.
+//
+// The census (a process's mappings from /proc/PID/maps and the node of each
+// chunk from a sampled move_pages query) is what grows with the number of
+// processes, so it is budgeted: a process is counted again in an epoch where
+// it has samples, where tierd moved its pages (moved()), when it is new, and
+// otherwise once every kCensusEvery epochs; in between its regions carry
+// this epoch's heat on the mappings and nodes of its last census. An idle
+// process's nodes can so lag the kernel's own migrations by that many epochs.
 #pragma once
 
 #include <sys/types.h>
@@ -44,6 +52,9 @@ struct SharedHeatCounters {
   std::uint64_t retargets = 0;  // process sets changed in place
 };
 
+/// An idle process is counted again at least this often (epochs).
+inline constexpr std::uint64_t kCensusEvery = 10;
+
 class SharedHeat {
  public:
   using Clock = std::chrono::steady_clock;
@@ -63,9 +74,14 @@ class SharedHeat {
   /// Drains the source and ends the epoch at `now_s` (monotonic seconds).
   void poll(double now_s);
 
-  /// Every resident 2 MiB region of `pids` (watched ones) with its heat and node.
+  /// Every resident 2 MiB region of `pids` (watched ones) with its heat and
+  /// node (as of its last census, see above).
   std::vector<tier::policy::Region> regions(tier::MemorySyscalls& syscalls,
                                             const std::vector<pid_t>& pids);
+  /// tierd moved pages of `pid`: its next regions() counts it again.
+  void moved(pid_t pid);
+  /// Processes counted (census) in the last regions() calls of this epoch.
+  std::uint64_t census_this_epoch() const { return census_this_epoch_; }
   /// Samples credited to `pids` in the last epoch.
   std::uint64_t epoch_samples(const std::vector<pid_t>& pids) const;
 
@@ -81,7 +97,11 @@ class SharedHeat {
     std::vector<tier::heat::AddressRange> tracked;
     ActivityMap activity;
     std::uint64_t epoch_samples = 0;
+    bool counted = false;                     // has had a census
+    bool moved = false;                       // tierd moved pages since the census
+    std::map<std::uint64_t, int> chunk_node;  // chunk start -> node at the census
   };
+  bool census_due(pid_t pid, const Process& process) const;
   void keep_processes(const std::vector<pid_t>& pids);
   void start(const std::vector<std::string>& candidates);
   void stop_source();
@@ -99,6 +119,8 @@ class SharedHeat {
   Clock::time_point retry_at_{};
   tier::heat::SourceCounters last_counters_;  // of a stopped source, until the next starts
   SharedHeatCounters counters_;
+  std::uint64_t epoch_ = 0;
+  std::uint64_t census_this_epoch_ = 0;
   std::vector<tier::heat::AccessSample> samples_;  // reused buffer
 };
 

@@ -455,6 +455,44 @@ TEST_F(WorkerTest, ASourceThatCannotFollowIsRestartedAndTheHeatOfStayingProcesse
   EXPECT_LT(epoch.views[0].regions[1].heat, 8.0);
 }
 
+// The census (maps read, move_pages query) is what grows with processes: an
+// idle process is counted once every kCensusEvery epochs, not every epoch,
+// and at once after tierd moved its pages, whose new node the view then shows.
+TEST_F(WorkerTest, AnIdleProcessIsCountedOnceEveryFewEpochsAndAtOnceAfterAMove) {
+  boost::asio::io_context io;
+  std::vector<HeatEpoch> epochs;
+  std::vector<MoveOutcome> outcomes;
+  PlacementWorker worker(
+      io, settings({}), [&](HeatEpoch e) { epochs.push_back(std::move(e)); },
+      [&](std::vector<MoveOutcome> o) { outcomes = std::move(o); });
+  worker.set_workloads({{"self", {getpid()}}});
+  const std::size_t observed = 3 * kCensusEvery + 1;
+  run_until(io, [&] { return epochs.size() >= observed; });
+  ASSERT_GE(epochs.size(), observed);
+  EXPECT_EQ(epochs[0].census, 1u);  // new: counted at once
+  std::uint64_t counted = 0;
+  for (std::size_t i = 1; i < observed; ++i) {
+    counted += epochs[i].census;
+    ASSERT_EQ(epochs[i].views.size(), 1u);
+    EXPECT_EQ(epochs[i].views[0].regions.size(), 4u) << "epoch " << i;  // from the census
+  }
+  EXPECT_EQ(counted, 3u) << "census over " << observed - 1 << " idle epochs";
+
+  PlannedMove promote{{getpid(), base_, base_ + 2 * kMiB, 0, "self", "promote: hot"},
+                      2,
+                      MigrationDirection::promote};
+  worker.execute({promote});
+  run_until(io, [&] { return !outcomes.empty(); });
+  ASSERT_EQ(outcomes.size(), 1u);
+  const std::size_t after = epochs.size();
+  run_until(io, [&] { return epochs.size() > after; });
+  ASSERT_GT(epochs.size(), after);
+  EXPECT_EQ(epochs[after].census, 1u);
+  ASSERT_EQ(epochs[after].views[0].regions.size(), 4u);
+  EXPECT_EQ(epochs[after].views[0].regions[0].node, 0);  // moved
+  EXPECT_EQ(epochs[after].views[0].regions[1].node, 2);
+}
+
 TEST_F(WorkerTest, PlannedMovesAreCarriedOutAndCounted) {
   boost::asio::io_context io;
   std::vector<MoveOutcome> outcomes;
