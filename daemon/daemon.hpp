@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -204,6 +205,8 @@ class Daemon {
   // Workloads: last residency per id, the round-robin cursor, recent drops.
   std::map<std::string, std::map<unsigned, std::uint64_t>> residency_;
   std::size_t residency_cursor_ = 0;
+  std::uint64_t residency_round_ = 0;
+  std::set<std::string> residency_moved_;  // workloads tierd moved since their last scan
   struct Dropped {
     DroppedWorkload dropped;
     std::int64_t at_unix_s = 0;

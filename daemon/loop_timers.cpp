@@ -18,6 +18,10 @@ using Clock = std::chrono::steady_clock;
 
 // A cgroup workload's residency is the sum of its processes, up to this many.
 constexpr std::size_t kMaxPidsPerWorkload = 64;
+// Up to this many workloads each is scanned every epoch; past it, an
+// unchanged one every kResidencyEvery epochs (scan_residency).
+constexpr std::size_t kScanEveryEpochUpTo = 64;
+constexpr std::uint64_t kResidencyEvery = 30;
 
 // Next deadline at a fixed rate; if the loop fell behind, from now.
 Clock::time_point next_deadline(Clock::time_point previous, std::chrono::milliseconds period) {
@@ -117,6 +121,7 @@ void Daemon::refresh_workloads(std::int64_t now_unix_s) {
     moves_.forget(dropped.workload.id);
     first_evidence_.forget(dropped.workload.id);
     heat_views_.erase(dropped.workload.id);
+    residency_moved_.erase(dropped.workload.id);
   }
   if (!changed.added.empty() || !changed.dropped.empty()) {
     realise_pools();  // a claim that left gives its CPUs back
@@ -130,9 +135,22 @@ void Daemon::refresh_workloads(std::int64_t now_unix_s) {
 void Daemon::scan_residency() {
   const std::vector<Workload>& workloads = registry_.workloads();
   if (workloads.empty()) return;
+  ++residency_round_;
+  // A scan reads every page's node (smaps and move_pages): with many
+  // workloads (discovery on a fleet server) only those that may have changed
+  // are scanned each epoch - new, sampled, or moved by tierd - and the
+  // others once every kResidencyEvery epochs, spread by position. With few,
+  // every one is scanned every epoch, as before.
+  const bool budgeted = workloads.size() > kScanEveryEpochUpTo;
   std::vector<ResidencyJob> jobs;
   for (std::size_t i = 0; i < workloads.size(); ++i) {
-    const Workload& workload = workloads[(residency_cursor_ + i) % workloads.size()];
+    const std::size_t index = (residency_cursor_ + i) % workloads.size();
+    const Workload& workload = workloads[index];
+    if (budgeted && residency_.contains(workload.id) && !residency_moved_.contains(workload.id) &&
+        (residency_round_ + index) % kResidencyEvery != 0) {
+      auto view = heat_views_.find(workload.id);
+      if (view == heat_views_.end() || view->second.epoch_samples == 0) continue;
+    }
     std::vector<pid_t> pids = registry_.pids_of(workload);
     if (pids.size() > kMaxPidsPerWorkload) pids.resize(kMaxPidsPerWorkload);
     jobs.push_back({workload.id, std::move(pids)});
@@ -143,6 +161,7 @@ void Daemon::scan_residency() {
 void Daemon::take_residency(std::vector<ResidencyResult> results) {
   residency_cursor_ += results.size();
   for (ResidencyResult& result : results) {
+    residency_moved_.erase(result.workload_id);
     // A workload dropped while it was being scanned stays dropped.
     if (registry_.find(result.workload_id) == nullptr) continue;
     residency_[result.workload_id] = std::move(result.bytes_by_node);

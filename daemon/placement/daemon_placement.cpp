@@ -87,6 +87,7 @@ void Daemon::take_heat(HeatEpoch epoch) {
 void Daemon::take_moves(std::vector<MoveOutcome> outcomes) {
   for (const MoveOutcome& outcome : outcomes) {
     metrics_->record_migration(outcome.direction, outcome.report);
+    if (outcome.report.pages.moved > 0) residency_moved_.insert(outcome.workload_id);
     if (outcome.direction == MigrationDirection::promote && outcome.report.bytes.moved > 0) {
       first_evidence_.promoted(outcome.workload_id, steady_seconds());
     }

@@ -53,7 +53,7 @@ struct SharedHeatCounters {
 };
 
 /// An idle process is counted again at least this often (epochs).
-inline constexpr std::uint64_t kCensusEvery = 10;
+inline constexpr std::uint64_t kCensusEvery = 30;
 
 class SharedHeat {
  public:

@@ -94,7 +94,9 @@ void Registry::refresh_discovered(std::int64_t now_unix_s, std::vector<Workload>
   }
   const std::uint64_t keep = discovery_.min_bytes / 2;  // a workload at the edge stays
   static const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-  const Survey survey = tierd::survey(root_, discovery_.mode, keep, discovery_.self, page);
+  if (!survey_memo_) survey_memo_ = std::make_shared<SurveyMemo>();
+  const Survey survey =
+      tierd::survey(root_, discovery_.mode, keep, discovery_.self, page, survey_memo_.get());
   std::unordered_map<std::string, const SurveyUnit*> units;
   for (const SurveyUnit& unit : survey.units) units.emplace(discovered_id(unit), &unit);
   const Coverage coverage(root_, workloads_);

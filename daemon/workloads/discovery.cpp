@@ -1,7 +1,8 @@
 // Discovery's survey of the machine (discovery.hpp) and the inferred classes.
 //
 // Cost per survey: by process, one /proc/PID/statm read per process and a
-// stat read for those at the floor; by cgroup, one directory listing per
+// stat read for those at the floor that are new (or every kRestatEvery
+// surveys, with a memo); by cgroup, one directory listing per
 // cgroup and a memory.stat read per leaf (statm reads of its processes only
 // where the memory controller is not enabled), plus statm reads of the root
 // cgroup's processes (mostly kernel threads: 0 bytes, no stat read).
@@ -58,23 +59,29 @@ std::optional<std::uint64_t> cgroup_memory(const tier::SysRoot& root, const std:
 
 class Surveyor {
  public:
-  Surveyor(const tier::SysRoot& root, std::uint64_t floor, pid_t self, std::uint64_t page)
-      : root_(root), floor_(floor), self_(self), page_(page) {}
+  Surveyor(const tier::SysRoot& root, std::uint64_t floor, pid_t self, std::uint64_t page,
+           SurveyMemo* memo)
+      : root_(root), floor_(floor), self_(self), page_(page), memo_(memo) {}
 
   void process(pid_t pid) {
     if (pid == self_) return;
     ++survey_.processes;
     auto anon = detail::read_anon_bytes(root_, pid, page_);
     if (!anon || *anon < floor_) return;
-    auto stat = detail::read_proc_stat(root_, pid);
-    if (!stat || stat->exited() || stat->kernel_thread()) return;
+    const ProcessMemo* known = remembered(pid);
+    if (known == nullptr) return;  // exited, a zombie or a kernel thread
     SurveyUnit unit;
     unit.pid = pid;
-    unit.name = stat->comm;
+    unit.name = known->comm;
     unit.anon_bytes = *anon;
-    unit.start_time = stat->start_time;
-    unit.guess = class_of_process(*stat);
+    unit.start_time = known->start_time;
+    unit.guess = known->guess;
     survey_.units.push_back(std::move(unit));
+  }
+
+  // The memo keeps only the processes this survey found sizeable.
+  void finish_memo() {
+    if (memo_ != nullptr) memo_->processes = std::move(next_memo_);
   }
 
   // Depth first: a leaf is a unit; the processes of the root and of inner
@@ -108,14 +115,37 @@ class Surveyor {
     survey_.units.push_back(std::move(unit));
   }
 
-  Survey take() { return std::move(survey_); }
+  Survey take() {
+    finish_memo();
+    return std::move(survey_);
+  }
   Survey& result() { return survey_; }
 
  private:
+  // The process's stat as of at most kRestatEvery surveys ago; null when it
+  // is not a placeable process (now).
+  const ProcessMemo* remembered(pid_t pid) {
+    if (memo_ != nullptr) {
+      auto found = memo_->processes.find(pid);
+      if (found != memo_->processes.end() && found->second.age + 1 < kRestatEvery) {
+        ProcessMemo& kept = next_memo_[pid] = std::move(found->second);
+        ++kept.age;
+        return &kept;
+      }
+    }
+    auto stat = detail::read_proc_stat(root_, pid);
+    if (!stat || stat->exited() || stat->kernel_thread()) return nullptr;
+    ProcessMemo& fresh = next_memo_[pid];
+    fresh = {stat->comm, stat->start_time, class_of_process(*stat), 0};
+    return &fresh;
+  }
+
   const tier::SysRoot& root_;
   std::uint64_t floor_;
   pid_t self_;
   std::uint64_t page_;
+  SurveyMemo* memo_;
+  std::map<pid_t, ProcessMemo> next_memo_;
   Survey survey_;
 };
 
@@ -190,8 +220,8 @@ ClassGuess class_of_cgroup(const tier::SysRoot& root, const std::string& path) {
 }
 
 Survey survey(const tier::SysRoot& root, DiscoverMode mode, std::uint64_t floor_bytes, pid_t self,
-              std::uint64_t page_bytes) {
-  Surveyor surveyor(root, floor_bytes, self, page_bytes);
+              std::uint64_t page_bytes, SurveyMemo* memo) {
+  Surveyor surveyor(root, floor_bytes, self, page_bytes, memo);
   if (mode == DiscoverMode::off) return surveyor.take();
   const std::string mount(kCgroupMount);
   const bool unified = root.exists(mount + "/cgroup.controllers");

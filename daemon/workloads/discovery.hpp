@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -53,10 +54,26 @@ struct Survey {
   bool by_cgroup = false;         // what the mode came to on this machine
 };
 
+/// What surveys keep of each sizeable process between them, so that the
+/// next ones read only its statm: the stat (name, start time, class) is read
+/// again every kRestatEvery surveys, which also catches a reused pid.
+struct ProcessMemo {
+  std::string comm;
+  std::uint64_t start_time = 0;
+  ClassGuess guess;
+  unsigned age = 0;  // surveys since the stat was read
+};
+struct SurveyMemo {
+  std::map<pid_t, ProcessMemo> processes;
+};
+inline constexpr unsigned kRestatEvery = 10;
+
 /// Every unit with at least `floor_bytes` of anonymous memory; `self` is left
-/// out; `page_bytes` is the kernel's page size (statm counts pages).
+/// out; `page_bytes` is the kernel's page size (statm counts pages). With a
+/// `memo`, processes already known skip their stat read (see SurveyMemo) and
+/// the memo is left holding this survey's sizeable processes.
 Survey survey(const tier::SysRoot& root, DiscoverMode mode, std::uint64_t floor_bytes, pid_t self,
-              std::uint64_t page_bytes);
+              std::uint64_t page_bytes, SurveyMemo* memo = nullptr);
 
 /// SCHED_IDLE, SCHED_BATCH or a positive nice: offline; a real-time policy
 /// or a negative nice: online; otherwise default.

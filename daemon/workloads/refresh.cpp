@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "workloads/cgroup_fs.hpp"
+#include "workloads/discovery.hpp"
 #include "workloads/kubepods.hpp"
 #include "workloads/pod_overrides.hpp"
 #include "workloads/procfs.hpp"
@@ -113,6 +114,15 @@ void Registry::refresh_pid_workloads(std::vector<DroppedWorkload>& dropped) {
     pid_t pid = *workload.pid;
     std::string pid_text = std::to_string(pid);
     auto stat = detail::read_proc_stat(root_, pid);
+    // The stat just read is also what discovery's survey needs of this pid:
+    // kept for it (a reused pid then comes back under its new identity).
+    if (survey_memo_ && workload.source == WorkloadSource::discovered) {
+      if (stat && !stat->exited()) {
+        survey_memo_->processes[pid] = {stat->comm, stat->start_time, class_of_process(*stat), 0};
+      } else {
+        survey_memo_->processes.erase(pid);
+      }
+    }
     if (!stat || stat->exited()) {
       drop_at(i, "process " + pid_text + " exited", dropped);
       continue;

@@ -28,6 +28,8 @@
 
 namespace tierd {
 
+struct SurveyMemo;
+
 // One definition of the class vocabulary, shared with libtier's pool layout.
 using WorkloadClass = tier::WorkloadClass;
 using tier::parse_workload_class;
@@ -241,6 +243,8 @@ class Registry {
   std::optional<KubepodsWatch> kubepods_;
   DiscoverySettings discovery_;
   DiscoveryCounts discovery_counts_;
+  // Sizeable processes' stat between surveys (discovery.hpp).
+  std::shared_ptr<SurveyMemo> survey_memo_;
 };
 
 /// JSON form of one workload: exactly docs/api.md's workload object (no

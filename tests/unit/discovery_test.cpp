@@ -10,6 +10,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <algorithm>
 #include <boost/json.hpp>
 #include <cerrno>
@@ -99,6 +101,32 @@ TEST(Discovery, ProcessesAtTheThresholdNotSmallOnesKernelThreadsOrTierdItself) {
   EXPECT_FALSE(registry.discovery_counts().by_cgroup);
   // A second pass adds nothing new.
   EXPECT_TRUE(registry.refresh(51).added.empty());
+}
+
+// At fleet scale the survey reads a sizeable process's stat once, then only
+// its statm: with the stat unreadable the process is still found under the
+// name it had, until the memo's age runs out (kRestatEvery surveys).
+TEST(Discovery, ASizeableProcessesStatIsReadOnceEveryFewSurveys) {
+  FakeSystem sys;
+  sys.add_process(proc(100).named("redis-server").anon_mib(128));
+  tierd::SurveyMemo memo;
+  const std::uint64_t floor = std::uint64_t{64} << 20;
+  tierd::Survey first =
+      tierd::survey(sys.root(), DiscoverMode::processes, floor, kSelf, 4096, &memo);
+  ASSERT_EQ(first.units.size(), 1u);
+  std::filesystem::remove(sys.host("/proc/100/stat"));
+  for (unsigned i = 1; i < tierd::kRestatEvery; ++i) {
+    tierd::Survey again =
+        tierd::survey(sys.root(), DiscoverMode::processes, floor, kSelf, 4096, &memo);
+    ASSERT_EQ(again.units.size(), 1u) << "survey " << i;
+    EXPECT_EQ(again.units[0].name, "redis-server");
+    EXPECT_EQ(again.units[0].start_time, 1000u);
+  }
+  // Its turn to be read again: now unreadable, so no longer a unit.
+  EXPECT_TRUE(
+      tierd::survey(sys.root(), DiscoverMode::processes, floor, kSelf, 4096, &memo).units.empty());
+  // Without a memo every survey reads it.
+  EXPECT_TRUE(tierd::survey(sys.root(), DiscoverMode::processes, floor, kSelf, 4096).units.empty());
 }
 
 TEST(Discovery, ClassFromTheProcessesOwnSchedulingSignals) {

@@ -66,6 +66,9 @@ AccessSample to_sample(const tier_fault_event& event) {
   return sample;
 }
 
+// How many tracked pids one poll checks for an exit (see poll()).
+constexpr std::size_t kExitChecksPerPoll = 64;
+
 }  // namespace
 
 struct BpfFaultSource::Impl {
@@ -77,6 +80,7 @@ struct BpfFaultSource::Impl {
   std::vector<std::string> skipped;
   std::vector<pid_t> pids;
   std::vector<pid_t> exited;
+  std::size_t exit_cursor = 0;                // next pid whose exit poll() checks
   std::vector<AccessSample>* sink = nullptr;  // set during poll()
   std::uint64_t samples = 0;
   std::uint64_t polls = 0;
@@ -182,13 +186,20 @@ PollResult BpfFaultSource::poll(std::vector<AccessSample>& out) {
   ++d.polls;
   d.drain(out);
   d.follow_numa_balancing();
-  for (pid_t pid : d.pids) {
+  // Up to kExitChecksPerPoll pids per poll, in turn: each check is a /proc
+  // read, and with thousands tracked (tierd's one source for all) checking
+  // every pid every epoch would cost more than the faults themselves. With
+  // fewer, every pid is checked at every poll.
+  const std::size_t checks = std::min(d.pids.size(), kExitChecksPerPoll);
+  for (std::size_t i = 0; i < checks; ++i) {
+    const pid_t pid = d.pids[(d.exit_cursor + i) % d.pids.size()];
     if (std::find(d.exited.begin(), d.exited.end(), pid) != d.exited.end()) continue;
     if (bpf::process_exited(d.root(), pid)) {
       d.exited.push_back(pid);
       bpf::untrack_tgid(d.program.skel()->maps.tracked_tgids, pid);
     }
   }
+  d.exit_cursor = d.pids.empty() ? 0 : (d.exit_cursor + checks) % d.pids.size();
   if (d.exited.size() < d.pids.size()) return {};
   d.drain(out);  // records the last faults submitted before the exit was seen
   return {false, bpf::exited_reason(d.exited)};
