@@ -118,13 +118,15 @@ void SharedHeat::keep_processes(const std::vector<pid_t>& pids) {
   });
   for (pid_t pid : pids) {
     if (processes_.contains(pid)) continue;
+    std::vector<tier::heat::AddressRange> tracked = mappings(*root_, pid);  // read once
     tier::heat::HeatMapConfig config;
     config.decay = kDecay;
-    config.tracked_bytes = std::max(kMinTrackedBytes, bytes_of(mappings(*root_, pid)));
+    config.tracked_bytes = std::max(kMinTrackedBytes, bytes_of(tracked));
     Process& process =
         processes_.emplace(pid, Process{tier::heat::HeatMap(config), {}, {}, 0, false, false, {}})
             .first->second;
-    refresh_tracked(pid, process);
+    process.tracked = std::move(tracked);
+    process.map.set_tracked_ranges(process.tracked);
   }
 }
 

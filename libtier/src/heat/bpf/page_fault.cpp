@@ -7,6 +7,7 @@
 #include <bit>
 #include <cerrno>
 #include <cstring>
+#include <unordered_set>
 
 #include "hook_chain.hpp"
 #include "page_fault.skel.h"
@@ -208,19 +209,21 @@ PollResult BpfFaultSource::poll(std::vector<AccessSample>& out) {
 bool BpfFaultSource::retarget(const std::vector<pid_t>& pids) {
   Impl& d = *impl_;
   if (!d.program) return false;
+  // Sets, not scans: tierd hands thousands of pids here.
+  const std::unordered_set<pid_t> wanted(pids.begin(), pids.end());
+  const std::unordered_set<pid_t> tracked_now(d.pids.begin(), d.pids.end());
   const bpf_map* tracked = d.program.skel()->maps.tracked_tgids;
   for (pid_t pid : d.pids) {
-    if (std::find(pids.begin(), pids.end(), pid) == pids.end()) bpf::untrack_tgid(tracked, pid);
+    if (!wanted.contains(pid)) bpf::untrack_tgid(tracked, pid);
   }
   std::vector<pid_t> added;
   for (pid_t pid : pids) {
-    if (std::find(d.pids.begin(), d.pids.end(), pid) == d.pids.end()) added.push_back(pid);
+    if (!tracked_now.contains(pid)) added.push_back(pid);
   }
   bpf::track_tgids(tracked, added);
   d.pids = pids;
   // A pid that is gone already is noticed by the next poll, as at start.
-  std::erase_if(d.exited,
-                [&](pid_t pid) { return std::find(pids.begin(), pids.end(), pid) == pids.end(); });
+  std::erase_if(d.exited, [&](pid_t pid) { return !wanted.contains(pid); });
   return true;
 }
 

@@ -13,6 +13,7 @@
 // source is inactive once none is left. Nothing to undo at stop(): clear_refs
 // only resets bits.
 #include <memory>
+#include <unordered_set>
 
 #include "doctor/checks.hpp"
 #include "kernel_io.hpp"
@@ -69,9 +70,10 @@ class SoftDirtySource final : public HeatSource {
   // epoch's writes; one whose clear fails is dropped as poll() would.
   bool retarget(const std::vector<pid_t>& pids) override {
     if (!started_) return false;
+    const std::unordered_set<pid_t> tracked_now(tracked_.alive().begin(), tracked_.alive().end());
     std::vector<pid_t> added;
     for (pid_t pid : pids) {
-      if (!tracked_.contains(pid)) added.push_back(pid);
+      if (!tracked_now.contains(pid)) added.push_back(pid);
     }
     tracked_.reset(pids);
     for (pid_t pid : added) {
