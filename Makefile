@@ -97,11 +97,9 @@ vmtest-run:
 	$(VMTEST) --jobs $(JOBS)
 
 # The latency model's fidelity (issue 18 item 2): HMAT's ratios with the
-# model, flat ones without (make bench-model runs it too). Not in make test
-# since 2026-12-06: without the model a pair's chase latency moved up to
-# 3.6x with TCG's own state (5 of 12 boots over the 1.5 bound), and with it
-# one of 3 boots read 1->0's bandwidth ratio 2.49 for HMAT's 2.00 +-20 %
-# (docs/benchmarks.md, "The latency model"). Run it alone on the host.
+# model, flat ones without. A step of make test (scripts/test-all.sh) with
+# the ASan build paused: the model's guest times memory, so it runs alone
+# on the host (docs/benchmarks.md, "The latency model").
 vmtest-model:
 	$(VMTEST) --mode numa --mode model --scenario fidelity
 
