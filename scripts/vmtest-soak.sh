@@ -2,8 +2,11 @@
 # The emulated machine's scenarios run again and again, to show the suite
 # passes every time (issue 17): QUIET runs on an otherwise idle host, then
 # LOADED runs with a competing CPU load on the host (one busy process per
-# core but one, started and ended here by pid), each a whole
-# tests/vm/run.sh. Prints per mode/scenario: passes/runs quiet and loaded,
+# core but one, started and ended here by pid), each what make test runs in
+# the emulated machine: a whole tests/vm/run.sh (make vmtest-run), then the
+# latency model's fidelity (make vmtest-model: modes numa and model, whose
+# rows are named "vmtest-model:MODE/SCENARIO"; not when --mode, --scenario
+# or --set choose the scenarios). Prints per mode/scenario: passes/runs quiet and loaded,
 # and the scenario's time in the guest (median and maximum over the runs)
 # against its limit, i.e. how far the deadline is from what was measured.
 #
@@ -22,7 +25,7 @@
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-QUIET=20 LOADED=10 BUILD="$REPO/build" OUT="" RESUME=0 RUN_ARGS=()
+QUIET=20 LOADED=10 BUILD="$REPO/build" OUT="" RESUME=0 RUN_ARGS=() CHOSEN=0
 
 usage() {
   sed -n '/^# usage:/,/^# The table/p' "$0" | sed 's/^# \{0,1\}//' >&2
@@ -38,6 +41,7 @@ while [[ $# -gt 0 ]]; do
     --out) [[ $# -ge 2 ]] || usage; OUT=$2; shift 2 ;;
     --resume) RESUME=1; shift ;;
     -h | --help) usage ;;
+    --mode | --scenario | --set) CHOSEN=1; RUN_ARGS+=("$1"); shift ;;
     *) RUN_ARGS+=("$1"); shift ;;
   esac
 done
@@ -81,10 +85,13 @@ stop_load() {
 }
 trap stop_load EXIT
 
-# record KIND RUN REPORT: one results.tsv line per PASS/FAIL of the report:
-# kind, run, mode/scenario, result, seconds in the guest, limit.
+# make test's second emulated-machine step (Makefile: vmtest-model).
+MODEL_STEP=(--mode numa --mode model --scenario fidelity)
+
+# record KIND RUN REPORT [PREFIX]: one results.tsv line per PASS/FAIL of the
+# report: kind, run, PREFIXmode/scenario, result, seconds in the guest, limit.
 record() {
-  local kind=$1 run=$2 report=$3
+  local kind=$1 run=$2 report=$3 prefix=${4:-}
   awk -v kind="$kind" -v run="$run" '$1 == "PASS" || $1 == "FAIL" { print kind "\t" run "\t" $2 "\t" $1 }' "$report" |
     while IFS=$'\t' read -r k r name result; do
       local mode=${name%%/*} s=${name#*/} secs=- limit=- guest
@@ -98,18 +105,26 @@ record() {
         limit=$(sed -n 's/^# vmtest-timeout: *//p' "$REPO/tests/vm/scenarios/$s.sh" | head -n1)
         limit=${limit:-120}
       fi
-      printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$k" "$r" "$name" "$result" "$secs" "$limit"
+      printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$k" "$r" "$prefix$name" "$result" "$secs" "$limit"
     done >>"$OUT/results.tsv"
 }
 
-one_run() {
-  local kind=$1 run=$2 report="$OUT/$1-$2.report" started
+# one_step KIND RUN NAME PREFIX RUN.SH-ARGS...: one tests/vm/run.sh, recorded.
+one_step() {
+  local kind=$1 run=$2 name=$3 prefix=$4 report started
+  shift 4
+  report="$OUT/$kind-$run$name.report"
   started=$(date +%s)
-  "$REPO/tests/vm/run.sh" --build-dir "$BUILD" "${RUN_ARGS[@]}" >"$report" 2>"$OUT/$kind-$run.log" || true
-  record "$kind" "$run" "$report"
+  "$REPO/tests/vm/run.sh" --build-dir "$BUILD" "$@" >"$report" 2>"$OUT/$kind-$run$name.log" || true
+  record "$kind" "$run" "$report" "$prefix"
   # A failed run's guest output is kept: the next run overwrites BUILD/vm/runs.
-  if grep -q '^FAIL' "$report"; then cp -r "$BUILD/vm/runs" "$OUT/$kind-$run.runs"; fi
-  echo "vmtest-soak: $kind run $run: $(tail -n1 "$report") ($(($(date +%s) - started)) s)" >&2
+  if grep -q '^FAIL' "$report"; then cp -r "$BUILD/vm/runs" "$OUT/$kind-$run$name.runs"; fi
+  echo "vmtest-soak: $kind run $run$name: $(tail -n1 "$report") ($(($(date +%s) - started)) s)" >&2
+}
+
+one_run() {
+  one_step "$1" "$2" "" "" "${RUN_ARGS[@]}"
+  [[ $CHOSEN == 1 ]] || one_step "$1" "$2" "-model" "vmtest-model:" "${MODEL_STEP[@]}"
 }
 
 for ((i = FIRST_QUIET; i < FIRST_QUIET + QUIET; i++)); do one_run quiet "$i"; done
