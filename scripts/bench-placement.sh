@@ -31,8 +31,11 @@
 #                  (docs/testing.md) and the suite's (docs/workloads.md:
 #                  tier-gups, tier-graph, tier-kv against redis-server,
 #                  hotset with full scans); scenarios tests/vm/scenarios/h2h_W
-#   --results      default BUILD/bench-placement-MODE; runs of other
-#                  contenders or workloads already there stay in the table
+#   --results      default docs/bench-runs/placement-MODE, in the tree: each
+#                  boot's meta.json and summary.json are committed (the
+#                  folder's .gitignore leaves out the raw files), so boots of
+#                  several sittings make one table (with --resume); runs of
+#                  other contenders or workloads already there stay in the table
 #   --seconds      shorter runs (the table's 60 s mark needs 60)
 #   --resume       keep every boot folder that already passed, run the rest
 #   --no-docs      print the table, leave docs/benchmarks.md alone
@@ -82,7 +85,7 @@ case $MODE in
 esac
 CONTENDERS=${CONTENDERS:-$DEFAULT_CONTENDERS}
 BUILD=$(cd "$BUILD" && pwd)
-RESULTS=${RESULTS:-$BUILD/bench-placement-$MODE}
+RESULTS=${RESULTS:-$REPO/docs/bench-runs/placement-$MODE}
 IFS=, read -r -a contenders <<<"$CONTENDERS"
 IFS=, read -r -a workloads <<<"$WORKLOADS"
 for c in "${contenders[@]}"; do
@@ -113,6 +116,8 @@ run_boot() {
   cp -a "$BUILD/vm/runs/$MODE/out/h2h_$w" "$dir/out" 2>/dev/null || status=FAIL
   cp "$BUILD/vm/runs/$MODE/console.log" "$dir/" 2>/dev/null || true
   cp "$BUILD/vm/runs/$MODE/model-counters.json" "$dir/" 2>/dev/null || true
+  # The figures the table needs, kept where the raw files are not (above).
+  python3 "$REPO/tests/vm/lib/h2h_report.py" "$dir" --summarize "$w" || status=FAIL
   [[ $status == PASS ]] || failed=$((failed + 1))
   printf '{"workload":"%s","contender":"%s","boot":%s,"mode":"%s","latency":"%s","status":"%s","date":"%s","commit":"%s","seconds":%s,"wall_s":%s}\n' \
     "$w" "$c" "$k" "$MODE" "$LATENCY" "$status" "$(date -u +%Y-%m-%d)" "$commit" "${SECONDS_OPT:-60}" \

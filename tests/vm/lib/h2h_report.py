@@ -16,7 +16,12 @@ the share of accesses served by the fast node over the oracle's at 10, 30,
 the workload's ping-pong pages (medians). Workload C's row is the online
 job; its notes give the offline job's throughput the same way.
 
+A boot folder without out/ (an archived one: scripts/bench-placement.sh
+--archive keeps meta.json and summary.json in the tree, so that boots of
+several sittings make one table) is read from its summary.json.
+
 usage: h2h_report.py RESULTS [--mode model|numa] [--docs FILE --command TEXT]
+       h2h_report.py BOOT_FOLDER --summarize WORKLOAD
 """
 import argparse
 import json
@@ -50,6 +55,19 @@ def read_meta(folder):
         return {}
 
 
+def boot_summaries(folder, workload):
+    """[summary per prefix] of one boot: from its out/ folder where it has
+    one, else from summary.json, the same list kept without the raw files
+    (an archived boot, --archive)."""
+    if os.path.isdir(os.path.join(folder, "out")):
+        return [h2hcheck.summary(os.path.join(folder, "out"), p) for p in WORKLOADS[workload]]
+    try:
+        with open(os.path.join(folder, "summary.json"), encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return [h2hcheck.summary(os.path.join(folder, "out"), p) for p in WORKLOADS[workload]]
+
+
 def boots(cell, workload):
     """[(meta, [summary per prefix])] of every boot kept in a cell folder."""
     if os.path.isdir(os.path.join(cell, "out")):
@@ -58,11 +76,15 @@ def boots(cell, workload):
         folders = sorted((os.path.join(cell, d) for d in os.listdir(cell) if d.startswith("boot-")),
                          key=lambda d: int(d.rsplit("-", 1)[1]) if d.rsplit("-", 1)[1].isdigit()
                          else 0)
-    out = []
-    for d in folders:
-        runs = [h2hcheck.summary(os.path.join(d, "out"), p) for p in WORKLOADS[workload]]
-        out.append((read_meta(d), runs))
-    return out
+    return [(read_meta(d), boot_summaries(d, workload)) for d in folders]
+
+
+def write_summary(folder, workload):
+    """Writes folder/summary.json from folder/out (bench-placement.sh, after each boot)."""
+    runs = [h2hcheck.summary(os.path.join(folder, "out"), p) for p in WORKLOADS[workload]]
+    with open(os.path.join(folder, "summary.json"), "w", encoding="utf-8") as f:
+        json.dump(runs, f, sort_keys=True)
+        f.write("\n")
 
 
 def passed(boot):
@@ -168,7 +190,12 @@ def main():
     p.add_argument("--mode", default="model", choices=["model", "numa"])
     p.add_argument("--docs")
     p.add_argument("--command", default="scripts/bench-placement.sh")
+    p.add_argument("--summarize", metavar="WORKLOAD",
+                   help="write RESULTS/summary.json (RESULTS: one boot folder) and stop")
     a = p.parse_args()
+    if a.summarize:
+        write_summary(a.results, a.summarize)
+        return
     text, dates, commits = table(a.results)
     print(text)
     if not a.docs:
