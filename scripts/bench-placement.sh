@@ -26,7 +26,9 @@
 #                  covered the cells evenly
 #   --contenders   default all-fast,none,kernel,damon,damon-autotune,
 #                  tierd-balanced,tierd-tpp (numa: without damon-autotune,
-#                  whose quota goals its 6.12 kernel lacks)
+#                  whose quota goals its 6.12 kernel lacks); also known:
+#                  tierd-coexist (balanced beside the kernel's tiering) and
+#                  tierd-observe (sampling only: what heat alone costs)
 #   --workloads    default a,b,c,gups,graph,kv,scan: hotset's A, B and C
 #                  (docs/testing.md) and the suite's (docs/workloads.md:
 #                  tier-gups, tier-graph, tier-kv against redis-server,
@@ -47,7 +49,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=$REPO/build RESULTS="" CONTENDERS="" MODE=model BOOTS=3 RESUME=0 LATENCY=matched
 ALL_WORKLOADS=a,b,c,gups,graph,kv,scan
 WORKLOADS=$ALL_WORKLOADS SECONDS_OPT="" DOCS=1 RUN=1
-ALL_CONTENDERS=" all-fast none kernel damon damon-autotune tierd-balanced tierd-tpp "
+ALL_CONTENDERS=" all-fast none kernel damon damon-autotune tierd-balanced tierd-tpp tierd-coexist tierd-observe "
 
 usage() {
   sed -n '/^# usage:/,/^# Exits/p' "$0" | sed 's/^# \{0,1\}//' >&2

@@ -21,6 +21,10 @@
 #                   0.5 % (demotion) on node 0 (6.16+; the newest kernel)
 #   tierd-balanced  tierd, policy balanced, kernel_tiering = "own"
 #   tierd-tpp       tierd, policy tpp, kernel_tiering = "own"
+#   tierd-coexist   tierd, policy balanced, kernel_tiering = "coexist" (the
+#                   kernel's promotion and demotion on, as in kernel)
+#   tierd-observe   tierd, policy balanced, kernel_tiering = "observe": heat
+#                   and plans, no move; what tierd's sampling alone costs
 # Every knob is saved and restored (heat.sh's knob_set); tierd starts from the
 # "none" knobs and may change them itself (it restores them at its stop).
 #
@@ -31,7 +35,8 @@
 #                           the final census
 #   R.contender, R.seconds  the contender's name, the run's length
 #   R.damon.txt             damon: the schemes' stats at the end
-#   R.tierd.*               tierd: status/workloads JSON, its stdout/stderr
+#   R.tierd.*               tierd: status/workloads JSON, its stdout/stderr,
+#                           R.tierd.cpu.json its CPU time, lifetime and RSS
 #   h2h.log                 "key value" observations (kdamonds at boot, ...)
 # shellcheck shell=sh disable=SC2034  # some values are for the sourcing scenario
 
@@ -231,9 +236,9 @@ h2h_damon_stop() {
   done
 }
 
-# h2h_tierd_start POLICY: tierd in the foreground on its own socket and
-# state file, no metrics, hotset's online rule; waits (30 s at most) until
-# it answers. Sets TIERD (pid).
+# h2h_tierd_start POLICY KERNEL_TIERING: tierd in the foreground on its own
+# socket and state file, no metrics, hotset's online rule; waits (30 s at
+# most) until it answers. Sets TIERD (pid).
 h2h_tierd_start() {
   cat >/tmp/tierd.toml <<TOML
 # written by the vmtest scenario $(basename "$PWD")
@@ -245,7 +250,7 @@ name = "$1"
 tick_ms = 1000
 
 [placement]
-kernel_tiering = "own"
+kernel_tiering = "$2"
 heat_source = "${H2H_HEAT:-auto}"
 
 [[workloads.rule]]
@@ -267,6 +272,22 @@ TOML
     sleep 0.1
   done
   h2h_log "tierd_started yes"
+}
+
+# h2h_tierd_usage FILE: tierd's CPU time (user + system; USER_HZ is 100 on
+# x86), its lifetime and resident memory as one JSON line (issue 19: tierd's
+# own CPU at most 2 % of a core over a run, reported with its RSS).
+h2h_tierd_usage() {
+  [ -n "${TIERD:-}" ] && [ -r "/proc/$TIERD/stat" ] || return 0
+  # After "pid (comm) " the fields start at the state (field 3): utime is
+  # field 14, stime 15, starttime 22.
+  # shellcheck disable=SC2046 # split into fields on purpose
+  set -- $(sed 's/^.*) //' "/proc/$TIERD/stat")
+  awk -v u="${12}" -v s="${13}" -v start="${20}" -v up="$(cut -d' ' -f1 /proc/uptime)" \
+    -v rss="$(awk '/^VmRSS:/ { print $2 }' "/proc/$TIERD/status")" 'BEGIN {
+      cpu = (u + s) / 100; wall = up - start / 100
+      printf "{\"cpu_s\": %.2f, \"wall_s\": %.2f, \"cpu_share\": %.4f, \"rss_kb\": %d}\n",
+        cpu, wall, wall > 0 ? cpu / wall : 0, rss }' >"$1"
 }
 
 # h2h_tierd_stop: SIGTERM (tierd restores the kernel settings it changed),
@@ -301,10 +322,10 @@ h2h_placing() {
 h2h_contender_start() {
   echo "$1" >"$R.contender"
   case $1 in
-    kernel)
+    kernel | tierd-coexist)
       knob_set $NBAL 2
       knob_set $DEMOTE true ;;
-    none | all-fast | damon | damon-autotune | tierd-*)
+    none | all-fast | damon | damon-autotune | tierd-balanced | tierd-tpp | tierd-observe)
       knob_set $NBAL 0
       knob_set $DEMOTE false ;;
     *) echo "unknown contender '$1'" >&2; return 1 ;;
@@ -312,7 +333,9 @@ h2h_contender_start() {
   case $1 in
     damon) h2h_damon_start ;;
     damon-autotune) h2h_damon_autotune_start ;;
-    tierd-*) h2h_tierd_start "${1#tierd-}" ;;
+    tierd-balanced | tierd-tpp) h2h_tierd_start "${1#tierd-}" own ;;
+    tierd-coexist) h2h_tierd_start balanced coexist ;;
+    tierd-observe) h2h_tierd_start balanced observe ;;
   esac
 }
 
@@ -324,6 +347,7 @@ h2h_contender_stop() {
     tierd-*)
       tierctl --socket $H2H_SOCK status --json >"$R.tierd.status.json" 2>>"$R.tierd.err"
       tierctl --socket $H2H_SOCK workloads --json >"$R.tierd.workloads.json" 2>>"$R.tierd.err"
+      h2h_tierd_usage "$R.tierd.cpu.json"
       h2h_tierd_stop ;;
   esac
   echo 0 >$NBAL

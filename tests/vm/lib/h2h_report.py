@@ -38,7 +38,7 @@ WORKLOADS = {"a": ["a"], "b": ["b"], "c": ["c_online", "c_offline"], "gups": ["g
 UNITS = {"a": "accesses", "b": "accesses", "c": "accesses", "gups": "updates", "graph": "edges",
          "kv": "requests", "scan": "hot accesses"}
 CONTENDERS = ["all-fast", "none", "kernel", "damon", "damon-autotune", "tierd-balanced",
-              "tierd-tpp"]
+              "tierd-tpp", "tierd-coexist", "tierd-observe"]
 REFERENCE = "all-fast"
 
 
@@ -142,6 +142,11 @@ def row(workload, contender, kept, reference):
                 firsts.append("online")
         if firsts:
             notes.append("first to lose fast pages: " + ", ".join(firsts))
+    usage = [r.get("tierd_usage") for r in main if r.get("tierd_usage")]
+    if usage:
+        notes.append("tierd CPU %s %% of a core, RSS %s MiB" % (
+            spread([u["cpu_share"] * 100 for u in usage], "%.1f"),
+            spread([u["rss_kb"] / 1024 for u in usage], "%.0f")))
     moved = [r["moved_bytes"] / 2**20 if r["moved_bytes"] is not None else None for r in main]
     p99 = [r.get("p99_us") for r in main]
     return "| %s | %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (

@@ -73,7 +73,18 @@ def _common(p, prefix):
     }
     s["moved_bytes"] = s["vmstat"].get("pgmigrate_success", 0) * PAGE if s["vmstat"] else None
     s["first_evidence"] = _first_evidence(p)
+    s["tierd_usage"] = _tierd_usage(p)
     return s
+
+
+def _tierd_usage(p):
+    """tierd's {"cpu_s", "wall_s", "cpu_share", "rss_kb"} at the end of the
+    run (guest/h2h.sh h2h_tierd_usage), None without tierd."""
+    try:
+        with open(p + ".tierd.cpu.json") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
 
 
 def _first_evidence(p):
