@@ -50,9 +50,6 @@ std::vector<std::pair<MoveOutcome, std::vector<tier::PageUnit>>> batches(
       out.push_back({std::move(outcome), {}});
     }
     auto& [outcome, units] = out[it->second];
-    // One source node for the whole batch, or none known: the loop applies
-    // a batch's bytes to the workload's residency only from a known node.
-    if (!added && outcome.from_node != m.from_node) outcome.from_node = -1;
     ++outcome.moves;
     for (std::uint64_t a = m.move.start & ~std::uint64_t{4095}; a < m.move.end; a += 4096) {
       units.push_back({a, 4096, std::nullopt});

@@ -67,7 +67,7 @@ struct MoveOutcome {
   std::string workload_id;
   pid_t pid = 0;
   unsigned target_node = 0;
-  int from_node = -1;  // every move's source node; -1 when unknown or mixed
+  int from_node = -1;
   MigrationDirection direction = MigrationDirection::promote;
   std::string reason;  // the first move's reason
   std::size_t moves = 0;

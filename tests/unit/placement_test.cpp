@@ -514,29 +514,6 @@ TEST_F(WorkerTest, PlannedMovesAreCarriedOutAndCounted) {
   EXPECT_EQ(fake_.node_of[base_], 0);
   EXPECT_EQ(fake_.node_of[base_ + 5 * kMiB - 4096], 0);
   EXPECT_EQ(fake_.node_of[base_ + 5 * kMiB], 2);  // past the planned range: left alone
-  EXPECT_EQ(outcomes[0].from_node, 2);            // both moves from node 2
-}
-
-// The loop applies a batch's moved bytes to the workload's residency from the
-// batch's source node (apply_move_to_residency): a batch whose moves come
-// from two nodes names none, so the workload is read again instead.
-TEST_F(WorkerTest, ABatchFromTwoSourceNodesNamesNoSource) {
-  boost::asio::io_context io;
-  std::vector<MoveOutcome> outcomes;
-  PlacementWorker worker(
-      io, settings({}), [](HeatEpoch) {},
-      [&](std::vector<MoveOutcome> o) { outcomes = std::move(o); });
-  PlannedMove from_two{{getpid(), base_, base_ + 2 * kMiB, 0, "self", "promote: hot"},
-                       2,
-                       MigrationDirection::promote};
-  PlannedMove from_three{{getpid(), base_ + 2 * kMiB, base_ + 4 * kMiB, 0, "self", "promote: hot"},
-                         3,
-                         MigrationDirection::promote};
-  worker.execute({from_two, from_three});
-  run_until(io, [&] { return !outcomes.empty(); });
-  ASSERT_EQ(outcomes.size(), 1u);  // still one batch: same workload, process, target, direction
-  EXPECT_EQ(outcomes[0].moves, 2u);
-  EXPECT_EQ(outcomes[0].from_node, -1);
 }
 
 }  // namespace
