@@ -174,9 +174,9 @@ void Daemon::start() {
     metrics_->update_heat_sources(totals);
   };
   heat_ = std::make_unique<HeatWorker>(io_, options_.root, std::move(count_heat_samples));
-  // Residency is read off the loop, within its duty cycle (residency_plan.hpp).
+  // Residency is read off the loop; a batch may use most of an epoch.
   residency_scanner_ = std::make_unique<ResidencyScanner>(
-      io_, options_.root, ScanDuty(kResidencyDuty, kResidencyCreditCap),
+      io_, options_.root, std::chrono::milliseconds(config_.epoch_ms) / 2,
       [this](std::vector<ResidencyResult> results) { take_residency(std::move(results)); });
   add_control_methods();
   server_->start();

@@ -2,15 +2,14 @@
 
 #include <boost/asio/post.hpp>
 
-#include "steady_seconds.hpp"
 #include "tier/memory/memory_syscalls.hpp"
 #include "tier/memory/residency.hpp"
 
 namespace tierd {
 
-ResidencyScanner::ResidencyScanner(boost::asio::io_context& io, tier::SysRoot root, ScanDuty duty,
-                                   OnResults on_results)
-    : io_(io), root_(std::move(root)), duty_(duty), on_results_(std::move(on_results)) {}
+ResidencyScanner::ResidencyScanner(boost::asio::io_context& io, tier::SysRoot root,
+                                   std::chrono::milliseconds budget, OnResults on_results)
+    : io_(io), root_(std::move(root)), budget_(budget), on_results_(std::move(on_results)) {}
 
 ResidencyScanner::~ResidencyScanner() {
   stopping_.store(true);
@@ -21,12 +20,11 @@ bool ResidencyScanner::start(std::vector<ResidencyJob> jobs) {
   if (jobs.empty() || busy_.exchange(true)) return false;
   if (thread_.joinable()) thread_.join();  // the previous batch has posted its results
   thread_ = std::thread([this, jobs = std::move(jobs)] {
-    duty_.accrue(steady_seconds());
+    const auto deadline = std::chrono::steady_clock::now() + budget_;
     std::vector<ResidencyResult> results;
     for (const ResidencyJob& job : jobs) {
-      if (stopping_.load() || (!job.first && !duty_.may_scan())) break;
-      const double started = steady_seconds();
-      ResidencyResult result{job.workload_id, {}, 0};
+      if (stopping_.load() || std::chrono::steady_clock::now() >= deadline) break;
+      ResidencyResult result{job.workload_id, {}};
       for (pid_t pid : job.pids) {
         try {
           tier::ResidencyReport report =
@@ -38,8 +36,6 @@ bool ResidencyScanner::start(std::vector<ResidencyJob> jobs) {
           // Gone since the liveness check: the next refresh drops it.
         }
       }
-      result.seconds = steady_seconds() - started;
-      duty_.spend(result.seconds);
       results.push_back(std::move(result));
     }
     boost::asio::post(io_, [this, results = std::move(results)]() mutable {

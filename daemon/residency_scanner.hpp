@@ -1,10 +1,8 @@
 // Residency of the registered workloads (move_pages over every mapping),
 // scanned on a worker thread so the loop keeps answering the control socket
 // while a thousand workloads are read. Each epoch hands over the workloads in
-// the order residency_order() gives; the worker scans them while its duty
-// cycle has credit (residency_plan.hpp: 1 % of a core on average; a
-// workload never read yet is read regardless) and posts the figures back to
-// the loop.
+// round-robin order; the worker scans as many as fit its time budget and
+// posts the figures back to the loop.
 #pragma once
 
 #include <sys/types.h>
@@ -19,7 +17,6 @@
 #include <thread>
 #include <vector>
 
-#include "residency_plan.hpp"
 #include "tier/posix/sysroot.hpp"
 
 namespace tierd {
@@ -27,13 +24,11 @@ namespace tierd {
 struct ResidencyJob {
   std::string workload_id;
   std::vector<pid_t> pids;
-  bool first = false;  // never read: read even when the duty cycle has no credit
 };
 
 struct ResidencyResult {
   std::string workload_id;
   std::map<unsigned, std::uint64_t> bytes_by_node;
-  double seconds = 0;  // what the scan took
 };
 
 class ResidencyScanner {
@@ -41,10 +36,9 @@ class ResidencyScanner {
   /// Receives, on the loop, the results of one batch (in job order).
   using OnResults = std::function<void(std::vector<ResidencyResult>)>;
 
-  /// Reads /proc under `root` (tierd: Options::root); `duty` is the share
-  /// of one core its scans may use on average (residency_plan.hpp).
-  ResidencyScanner(boost::asio::io_context& io, tier::SysRoot root, ScanDuty duty,
-                   OnResults on_results);
+  /// Reads /proc under `root` (tierd: Options::root).
+  ResidencyScanner(boost::asio::io_context& io, tier::SysRoot root,
+                   std::chrono::milliseconds budget, OnResults on_results);
   /// Stops a running batch at its next workload and waits for the thread.
   ~ResidencyScanner();
   ResidencyScanner(const ResidencyScanner&) = delete;
@@ -57,7 +51,7 @@ class ResidencyScanner {
  private:
   boost::asio::io_context& io_;
   const tier::SysRoot root_;
-  ScanDuty duty_;  // the batch thread's alone (batches never overlap)
+  std::chrono::milliseconds budget_;
   OnResults on_results_;
   std::atomic<bool> busy_{false};
   std::atomic<bool> stopping_{false};

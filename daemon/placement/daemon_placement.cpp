@@ -87,26 +87,12 @@ void Daemon::take_heat(HeatEpoch epoch) {
 void Daemon::take_moves(std::vector<MoveOutcome> outcomes) {
   for (const MoveOutcome& outcome : outcomes) {
     metrics_->record_migration(outcome.direction, outcome.report);
-    if (outcome.report.bytes.moved > 0) apply_move_to_residency(outcome);
+    if (outcome.report.pages.moved > 0) residency_moved_.insert(outcome.workload_id);
     if (outcome.direction == MigrationDirection::promote && outcome.report.bytes.moved > 0) {
       first_evidence_.promoted(outcome.workload_id, steady_seconds());
     }
     log::debug() << "workload " << outcome.workload_id << ": " << moves_.record(outcome);
   }
-}
-
-// tierd's own move, applied to the workload's figures at once (its next
-// scan may be a while: residency_plan.hpp); a move whose source node is not
-// known makes the workload's figures stale, read again first.
-void Daemon::apply_move_to_residency(const MoveOutcome& outcome) {
-  auto figures = residency_.find(outcome.workload_id);
-  if (figures == residency_.end()) return;  // not read yet: its first scan comes first anyway
-  if (outcome.from_node < 0) {
-    residency_stale_.insert(outcome.workload_id);
-    return;
-  }
-  shift_residency(figures->second, static_cast<unsigned>(outcome.from_node), outcome.target_node,
-                  outcome.report.bytes.moved);
 }
 
 void Daemon::note_withheld(const std::vector<WithheldMove>& withheld) {

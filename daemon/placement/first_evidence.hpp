@@ -6,13 +6,17 @@
 #pragma once
 
 #include <boost/json/object.hpp>
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
 
-#include "steady_seconds.hpp"
-
 namespace tierd {
+
+/// The loop's steady clock in seconds: the times FirstEvidence is told.
+inline double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 class FirstEvidence {
  public:
