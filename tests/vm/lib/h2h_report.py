@@ -16,9 +16,9 @@ the share of accesses served by the fast node over the oracle's at 10, 30,
 the workload's ping-pong pages (medians). Workload C's row is the online
 job; its notes give the offline job's throughput the same way.
 
-A boot folder without out/ (an archived one: scripts/bench-placement.sh
---archive keeps meta.json and summary.json in the tree, so that boots of
-several sittings make one table) is read from its summary.json.
+A boot folder without out/ (one kept in the tree: scripts/bench-placement.sh
+commits each boot's meta.json and summary.json under docs/bench-runs/, so
+that boots of several sittings make one table) is read from its summary.json.
 
 usage: h2h_report.py RESULTS [--mode model|numa] [--docs FILE --command TEXT]
        h2h_report.py BOOT_FOLDER --summarize WORKLOAD
@@ -55,17 +55,22 @@ def read_meta(folder):
         return {}
 
 
+def summaries_from_out(folder, workload):
+    """[summary per prefix] read from the boot's raw out/ folder."""
+    return [h2hcheck.summary(os.path.join(folder, "out"), p) for p in WORKLOADS[workload]]
+
+
 def boot_summaries(folder, workload):
     """[summary per prefix] of one boot: from its out/ folder where it has
     one, else from summary.json, the same list kept without the raw files
-    (an archived boot, --archive)."""
-    if os.path.isdir(os.path.join(folder, "out")):
-        return [h2hcheck.summary(os.path.join(folder, "out"), p) for p in WORKLOADS[workload]]
-    try:
-        with open(os.path.join(folder, "summary.json"), encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return [h2hcheck.summary(os.path.join(folder, "out"), p) for p in WORKLOADS[workload]]
+    (a boot kept in the tree); a boot with neither reads as failed."""
+    if not os.path.isdir(os.path.join(folder, "out")):
+        try:
+            with open(os.path.join(folder, "summary.json"), encoding="utf-8") as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            pass
+    return summaries_from_out(folder, workload)
 
 
 def boots(cell, workload):
@@ -81,7 +86,7 @@ def boots(cell, workload):
 
 def write_summary(folder, workload):
     """Writes folder/summary.json from folder/out (bench-placement.sh, after each boot)."""
-    runs = [h2hcheck.summary(os.path.join(folder, "out"), p) for p in WORKLOADS[workload]]
+    runs = summaries_from_out(folder, workload)
     with open(os.path.join(folder, "summary.json"), "w", encoding="utf-8") as f:
         json.dump(runs, f, sort_keys=True)
         f.write("\n")

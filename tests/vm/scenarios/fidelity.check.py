@@ -23,6 +23,7 @@ Both: each hotset verified its data, NUMA balancing restored after the run.
 benchmark fidelity_load.)"""
 import json
 import os
+import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
@@ -77,8 +78,8 @@ for i, init in enumerate(inits):
                      FLAT_LIMIT)
 
 if not modelled:
-    values = sorted(v for v in flat_latency if v is not None)
-    middle = (values[(len(values) - 1) // 2] + values[len(values) // 2]) / 2 if values else None
+    values = [v for v in flat_latency if v is not None]
+    middle = statistics.median(values) if values else None
     c.note("median latency ratio over the pairs without the model: x%.2f" % (middle or 0))
     c.within("median of the pairs' latency ratios without the model", middle, FLAT_FLOOR,
              FLAT_LIMIT)
