@@ -4,6 +4,7 @@
 
 #include <boost/json.hpp>
 #include <filesystem>
+#include <iomanip>
 #include <sstream>
 #include <stdexcept>
 
@@ -11,6 +12,7 @@
 #include "heat_worker.hpp"
 #include "log.hpp"
 #include "placement/one_tier.hpp"
+#include "steady_seconds.hpp"
 #include "tier/topology/topology_text.hpp"
 #include "tier/values/values.hpp"
 #include "unix_clock.hpp"
@@ -128,8 +130,10 @@ int Daemon::run() {
 }
 
 void Daemon::start() {
+  const double began = steady_seconds();
   apply_log_level(config_);
   WatchedTopology read = read_watched_topology(config_);
+  const double topology_s = steady_seconds() - began;
   topology_ = read.topology;
   node_watch_.reset(read.memory, read.block_bytes);
   one_tier_note_ = one_tier_note(*topology_);
@@ -174,9 +178,9 @@ void Daemon::start() {
     metrics_->update_heat_sources(totals);
   };
   heat_ = std::make_unique<HeatWorker>(io_, options_.root, std::move(count_heat_samples));
-  // Residency is read off the loop; a batch may use most of an epoch.
+  // Residency is read off the loop, within its duty cycle (residency_plan.hpp).
   residency_scanner_ = std::make_unique<ResidencyScanner>(
-      io_, options_.root, std::chrono::milliseconds(config_.epoch_ms) / 2,
+      io_, options_.root, ScanDuty(kResidencyDuty, kResidencyCreditCap),
       [this](std::vector<ResidencyResult> results) { take_residency(std::move(results)); });
   add_control_methods();
   server_->start();
@@ -191,6 +195,9 @@ void Daemon::start() {
   next_tick_ = now + std::chrono::milliseconds(config_.tick_ms);
   schedule_epoch();
   schedule_tick();
+  // Where a slow start went (a machine with thousands of CPUs, an emulator).
+  log::info() << std::fixed << std::setprecision(1) << "started in " << steady_seconds() - began
+              << " s (the topology read in " << topology_s << " s)";
   log::info() << "serving on " << server_->path() << " (policy " << policy_name_
               << (paused_ ? ", paused" : "")
               << "; SIGTERM/Ctrl-C stops, SIGHUP reloads; try `tierctl --socket " << server_->path()

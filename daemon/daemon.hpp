@@ -96,6 +96,7 @@ class Daemon {
   std::vector<tier::policy::NodeState> node_states() const;
   void take_heat(HeatEpoch epoch);
   void take_moves(std::vector<MoveOutcome> outcomes);
+  void apply_move_to_residency(const MoveOutcome& outcome);
   void note_withheld(const std::vector<WithheldMove>& withheld);
   boost::json::value placement_json() const;
   boost::json::object heat_json() const;
@@ -202,11 +203,14 @@ class Daemon {
   bool one_tier_logged_ = false;
   std::size_t discovered_logged_ = 0;  // discovery's workload count last logged
 
-  // Workloads: last residency per id, the round-robin cursor, recent drops.
+  // Workloads: residency per id (the last scan, with tierd's own moves since
+  // applied in place), when each was scanned (steady s), those whose moves
+  // could not be applied (read again first), the scans' totals; recent drops.
   std::map<std::string, std::map<unsigned, std::uint64_t>> residency_;
-  std::size_t residency_cursor_ = 0;
-  std::uint64_t residency_round_ = 0;
-  std::set<std::string> residency_moved_;  // workloads tierd moved since their last scan
+  std::map<std::string, double> residency_scanned_at_;
+  std::set<std::string> residency_stale_;
+  std::uint64_t residency_scans_ = 0;
+  double residency_scan_seconds_ = 0;
   struct Dropped {
     DroppedWorkload dropped;
     std::int64_t at_unix_s = 0;

@@ -18,10 +18,10 @@ using Clock = std::chrono::steady_clock;
 
 // A cgroup workload's residency is the sum of its processes, up to this many.
 constexpr std::size_t kMaxPidsPerWorkload = 64;
-// Up to this many workloads each is scanned every epoch; past it, an
-// unchanged one every kResidencyEvery epochs (scan_residency).
-constexpr std::size_t kScanEveryEpochUpTo = 64;
-constexpr std::uint64_t kResidencyEvery = 30;
+// Read workloads handed to the scanner per epoch: more than its duty cycle
+// lets it read in one (10 ms of credit a second; a small process's scan
+// takes about 0.1 ms), fewer than a fleet server's thousands.
+constexpr std::size_t kRereadsPerBatch = 256;
 
 // Next deadline at a fixed rate; if the loop fell behind, from now.
 Clock::time_point next_deadline(Clock::time_point previous, std::chrono::milliseconds period) {
@@ -121,7 +121,9 @@ void Daemon::refresh_workloads(std::int64_t now_unix_s) {
     moves_.forget(dropped.workload.id);
     first_evidence_.forget(dropped.workload.id);
     heat_views_.erase(dropped.workload.id);
-    residency_moved_.erase(dropped.workload.id);
+    residency_.erase(dropped.workload.id);
+    residency_scanned_at_.erase(dropped.workload.id);
+    residency_stale_.erase(dropped.workload.id);
   }
   if (!changed.added.empty() || !changed.dropped.empty()) {
     realise_pools();  // a claim that left gives its CPUs back
@@ -129,41 +131,48 @@ void Daemon::refresh_workloads(std::int64_t now_unix_s) {
   }
 }
 
-// Hands the next workloads (round robin from the cursor) to the scanner; it
-// scans what fits its budget on its thread and the results come back in
-// take_residency().
+// Hands the workloads to the scanner in residency_order(): new ones first,
+// and, while offline suppression is on, the online ones (its triggers read
+// their fast share, which the kernel's own moves change unseen); then those
+// whose figures tierd's moves could not update, then the longest unread. It
+// reads them on its thread while its duty cycle (1 % of a core) has credit,
+// so a large workload is read every second or so on a server and rarely where
+// a scan is slow; the results come back in take_residency().
 void Daemon::scan_residency() {
   const std::vector<Workload>& workloads = registry_.workloads();
   if (workloads.empty()) return;
-  ++residency_round_;
-  // A scan reads every page's node (smaps and move_pages): with many
-  // workloads (discovery on a fleet server) only those that may have changed
-  // are scanned each epoch - new, sampled, or moved by tierd - and the
-  // others once every kResidencyEvery epochs, spread by position. With few,
-  // every one is scanned every epoch, as before.
-  const bool budgeted = workloads.size() > kScanEveryEpochUpTo;
-  std::vector<ResidencyJob> jobs;
-  for (std::size_t i = 0; i < workloads.size(); ++i) {
-    const std::size_t index = (residency_cursor_ + i) % workloads.size();
-    const Workload& workload = workloads[index];
-    if (budgeted && residency_.contains(workload.id) && !residency_moved_.contains(workload.id) &&
-        (residency_round_ + index) % kResidencyEvery != 0) {
-      auto view = heat_views_.find(workload.id);
-      if (view == heat_views_.end() || view->second.epoch_samples == 0) continue;
+  std::vector<std::string> ids;
+  std::set<std::string> every_epoch;
+  ids.reserve(workloads.size());
+  for (const Workload& workload : workloads) {
+    ids.push_back(workload.id);
+    if (suppression_ && workload.workload_class == WorkloadClass::online) {
+      every_epoch.insert(workload.id);
     }
-    std::vector<pid_t> pids = registry_.pids_of(workload);
+  }
+  std::vector<ResidencyJob> jobs;
+  std::size_t rereads = 0;
+  for (ResidencyTurn& turn :
+       residency_order(ids, residency_, residency_scanned_at_, residency_stale_, every_epoch)) {
+    if (!turn.always && ++rereads > kRereadsPerBatch) break;
+    const Workload* workload = registry_.find(turn.workload_id);
+    if (workload == nullptr) continue;
+    std::vector<pid_t> pids = registry_.pids_of(*workload);
     if (pids.size() > kMaxPidsPerWorkload) pids.resize(kMaxPidsPerWorkload);
-    jobs.push_back({workload.id, std::move(pids)});
+    jobs.push_back({std::move(turn.workload_id), std::move(pids), turn.always});
   }
   residency_scanner_->start(std::move(jobs));
 }
 
 void Daemon::take_residency(std::vector<ResidencyResult> results) {
-  residency_cursor_ += results.size();
+  const double now = steady_seconds();
   for (ResidencyResult& result : results) {
-    residency_moved_.erase(result.workload_id);
+    ++residency_scans_;
+    residency_scan_seconds_ += result.seconds;
     // A workload dropped while it was being scanned stays dropped.
     if (registry_.find(result.workload_id) == nullptr) continue;
+    residency_stale_.erase(result.workload_id);
+    residency_scanned_at_[result.workload_id] = now;
     residency_[result.workload_id] = std::move(result.bytes_by_node);
   }
   metrics_->update_workloads(*topology_, placements());

@@ -1,15 +1,30 @@
 #include "residency_scanner.hpp"
 
+#include <time.h>
+
 #include <boost/asio/post.hpp>
 
-#include "tier/memory/memory_syscalls.hpp"
-#include "tier/memory/residency.hpp"
+#include "steady_seconds.hpp"
+#include "tier/memory/residency_totals.hpp"
 
 namespace tierd {
 
-ResidencyScanner::ResidencyScanner(boost::asio::io_context& io, tier::SysRoot root,
-                                   std::chrono::milliseconds budget, OnResults on_results)
-    : io_(io), root_(std::move(root)), budget_(budget), on_results_(std::move(on_results)) {}
+namespace {
+
+// This thread's CPU time: what a scan cost, whether or not the thread was
+// kept waiting for a CPU meanwhile (a busy machine stretches wall time, not
+// the cost the duty cycle limits).
+double thread_cpu_seconds() {
+  timespec now{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+}  // namespace
+
+ResidencyScanner::ResidencyScanner(boost::asio::io_context& io, tier::SysRoot root, ScanDuty duty,
+                                   OnResults on_results)
+    : io_(io), root_(std::move(root)), duty_(duty), on_results_(std::move(on_results)) {}
 
 ResidencyScanner::~ResidencyScanner() {
   stopping_.store(true);
@@ -20,22 +35,22 @@ bool ResidencyScanner::start(std::vector<ResidencyJob> jobs) {
   if (jobs.empty() || busy_.exchange(true)) return false;
   if (thread_.joinable()) thread_.join();  // the previous batch has posted its results
   thread_ = std::thread([this, jobs = std::move(jobs)] {
-    const auto deadline = std::chrono::steady_clock::now() + budget_;
+    duty_.accrue(steady_seconds());
     std::vector<ResidencyResult> results;
     for (const ResidencyJob& job : jobs) {
-      if (stopping_.load() || std::chrono::steady_clock::now() >= deadline) break;
-      ResidencyResult result{job.workload_id, {}};
+      if (stopping_.load() || (!job.always && !duty_.may_scan())) break;
+      const double started = thread_cpu_seconds();
+      ResidencyResult result{job.workload_id, {}, 0};
       for (pid_t pid : job.pids) {
-        try {
-          tier::ResidencyReport report =
-              tier::scan_residency(root_, tier::real_memory_syscalls(), pid);
-          for (const auto& [node, residency] : report.nodes) {
-            result.bytes_by_node[node] += residency.bytes;
-          }
-        } catch (const std::exception&) {
-          // Gone since the liveness check: the next refresh drops it.
-        }
+        // Totals only, from the kernel's walk: no page-by-page queries
+        // (residency_totals.hpp). Gone since the liveness check: nothing,
+        // and the next refresh drops it.
+        auto totals = tier::resident_bytes_by_node(root_, pid);
+        if (!totals) continue;
+        for (const auto& [node, bytes] : *totals) result.bytes_by_node[node] += bytes;
       }
+      result.seconds = thread_cpu_seconds() - started;
+      duty_.spend(result.seconds);
       results.push_back(std::move(result));
     }
     boost::asio::post(io_, [this, results = std::move(results)]() mutable {

@@ -1,6 +1,7 @@
 // The loop's side of placement: starting the worker, taking the heat views
 // and move outcomes it posts back, and reporting them (status, metrics).
 #include <boost/json.hpp>
+#include <iomanip>
 
 #include "daemon.hpp"
 #include "log.hpp"
@@ -26,10 +27,15 @@ std::uint64_t kernel_demoted(const std::map<std::string, std::uint64_t>& vmstat)
 Config Daemon::with_heat_choice(const Config& config) {
   if (!memory_) memory_ = tier::read_memory_snapshot(tier::SysRoot(config.topology_root));
   const bool own_auto = config.kernel_tiering == KernelTiering::own && config.heat_source == "auto";
+  const double probe_began = steady_seconds();
   const bool bpf_loads = own_auto && tier::heat::bpf_fault_availability(options_.root).available;
+  const double probe_s = steady_seconds() - probe_began;
   heat_choice_ = choose_heat_source(config, bpf_loads, node_states());
-  if (own_auto)
-    log::info() << "placement: heat source " << heat_choice_.source << ": " << heat_choice_.why;
+  if (own_auto) {
+    log::info() << "placement: heat source " << heat_choice_.source << ": " << heat_choice_.why
+                << " (the eBPF probe took " << std::fixed << std::setprecision(1) << probe_s
+                << " s)";
+  }
   auto_pick_ = {};
   if (heat_choice_.source == "auto") {
     try {
@@ -87,12 +93,27 @@ void Daemon::take_heat(HeatEpoch epoch) {
 void Daemon::take_moves(std::vector<MoveOutcome> outcomes) {
   for (const MoveOutcome& outcome : outcomes) {
     metrics_->record_migration(outcome.direction, outcome.report);
-    if (outcome.report.pages.moved > 0) residency_moved_.insert(outcome.workload_id);
+    if (outcome.report.bytes.moved > 0) apply_move_to_residency(outcome);
     if (outcome.direction == MigrationDirection::promote && outcome.report.bytes.moved > 0) {
       first_evidence_.promoted(outcome.workload_id, steady_seconds());
     }
-    log::debug() << "workload " << outcome.workload_id << ": " << moves_.record(outcome);
+    log::debug() << "workload " << outcome.workload_id << ": " << moves_.record(outcome) << " in "
+                 << outcome.report.seconds << " s";
   }
+}
+
+// tierd's own move, applied to the workload's figures at once (its next
+// scan may be a while: residency_plan.hpp); a move whose source node is not
+// known makes the workload's figures stale, read again first.
+void Daemon::apply_move_to_residency(const MoveOutcome& outcome) {
+  auto figures = residency_.find(outcome.workload_id);
+  if (figures == residency_.end()) return;  // not read yet: its first scan comes first anyway
+  if (outcome.from_node < 0) {
+    residency_stale_.insert(outcome.workload_id);
+    return;
+  }
+  shift_residency(figures->second, static_cast<unsigned>(outcome.from_node), outcome.target_node,
+                  outcome.report.bytes.moved);
 }
 
 void Daemon::note_withheld(const std::vector<WithheldMove>& withheld) {
@@ -153,7 +174,14 @@ boost::json::object Daemon::heat_json() const {
                            {"samples", e.counters.samples},
                            {"drops", e.counters.drops},
                            {"starts", e.follow.starts},
-                           {"retargets", e.follow.retargets}};
+                           {"retargets", e.follow.retargets},
+                           {"last_start_s", e.follow.last_start_s},
+                           {"last_epoch_ms",
+                            {{"watch", e.timings.watch_ms},
+                             {"poll", e.timings.poll_ms},
+                             {"regions", e.timings.regions_ms},
+                             {"cpu_nodes", e.timings.cpu_nodes_ms},
+                             {"cpu", e.timings.cpu_ms}}}};
   if (!e.error.empty()) heat["error"] = e.error;
   return heat;
 }

@@ -6,17 +6,13 @@
 #pragma once
 
 #include <boost/json/object.hpp>
-#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
 
-namespace tierd {
+#include "steady_seconds.hpp"
 
-/// The loop's steady clock in seconds: the times FirstEvidence is told.
-inline double steady_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+namespace tierd {
 
 class FirstEvidence {
  public:

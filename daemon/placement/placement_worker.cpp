@@ -1,9 +1,12 @@
 #include "placement_worker.hpp"
 
+#include <time.h>
+
 #include <algorithm>
 #include <boost/asio/post.hpp>
 #include <stdexcept>
 
+#include "log.hpp"
 #include "tier/heat/selection.hpp"
 #include "tier/memory/residency.hpp"
 
@@ -18,6 +21,16 @@ constexpr auto kProbeTtl = std::chrono::seconds(30);
 
 double seconds(Clock::time_point t) {
   return std::chrono::duration<double>(t.time_since_epoch()).count();
+}
+
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+double thread_cpu_ms() {
+  timespec now{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) * 1e3 + static_cast<double>(now.tv_nsec) * 1e-6;
 }
 
 // Every process of every workload, sorted and unique: what the source watches.
@@ -50,6 +63,9 @@ std::vector<std::pair<MoveOutcome, std::vector<tier::PageUnit>>> batches(
       out.push_back({std::move(outcome), {}});
     }
     auto& [outcome, units] = out[it->second];
+    // One source node for the whole batch, or none known: the loop applies
+    // a batch's bytes to the workload's residency only from a known node.
+    if (!added && outcome.from_node != m.from_node) outcome.from_node = -1;
     ++outcome.moves;
     for (std::uint64_t a = m.move.start & ~std::uint64_t{4095}; a < m.move.end; a += 4096) {
       units.push_back({a, 4096, std::nullopt});
@@ -83,6 +99,7 @@ PlacementWorker::~PlacementWorker() {
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
+    cancel_moves_.store(true);
   }
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
@@ -142,13 +159,17 @@ void PlacementWorker::sample_epoch() {
     wanted = wanted_;
   }
   const Clock::time_point now = Clock::now();
+  const double cpu_began = thread_cpu_ms();
   const tier::SysRoot& root = *settings_.source_options.root;
   const bool off = settings_.heat_source == "off";
   const std::vector<pid_t> pids = all_pids(wanted);
+  HeatEpoch epoch;
   heat_->watch(
       pids, [&] { return off ? std::vector<std::string>{} : candidates(); }, now);
+  epoch.timings.watch_ms = ms_since(now);
+  Clock::time_point phase = Clock::now();
   heat_->poll(seconds(now));
-  HeatEpoch epoch;
+  epoch.timings.poll_ms = ms_since(phase);
   epoch.source = heat_->source_name();
   epoch.error = off ? "heat_source is off" : heat_->error();
   epoch.counters = heat_->source_counters();
@@ -162,7 +183,10 @@ void PlacementWorker::sample_epoch() {
     view.source = epoch.source;
     view.heat_error = epoch.error;
     view.epoch_samples = heat_->epoch_samples(w.pids);
+    phase = Clock::now();
     view.regions = heat_->regions(syscalls_, w.pids);
+    epoch.timings.regions_ms += ms_since(phase);
+    phase = Clock::now();
     // Where the threads ran: read (a stat per thread) on the census's
     // schedule - when the workload is new or changed, has samples, or every
     // kCensusEvery epochs.
@@ -173,11 +197,13 @@ void PlacementWorker::sample_epoch() {
       known = {cpu_nodes_of(root, w.pids, settings_.source_options.cpu_node), w.pids, epoch_};
     }
     view.cpu_nodes = known.nodes;
+    epoch.timings.cpu_nodes_ms += ms_since(phase);
     cpu_nodes.emplace(w.id, std::move(known));
     epoch.views.push_back(std::move(view));
   }
   cpu_nodes_ = std::move(cpu_nodes);
   epoch.census = heat_->census_this_epoch();
+  epoch.timings.cpu_ms = thread_cpu_ms() - cpu_began;
   // The handler carries its own copy of the callback: it may run after a
   // reload replaced this worker.
   boost::asio::post(
@@ -189,9 +215,12 @@ void PlacementWorker::carry_out(std::vector<PlannedMove> moves) {
   tier::PageMover mover(syscalls_);
   for (auto& [outcome, units] : batches(moves)) {
     tier::MoveOptions options;
+    options.cancel = &cancel_moves_;  // a stopping tierd does not wait for the whole move
     // Never fill the target below its high watermark (or 2% of it): the
     // policy planned with last epoch's free figures, the node may be fuller.
     tier::watch_node_free_memory(options, *settings_.source_options.root, outcome.target_node);
+    log::debug() << "moving " << units.size() << " page(s) of pid " << outcome.pid << " ("
+                 << outcome.workload_id << ") to node " << outcome.target_node;
     outcome.report = mover.move(outcome.pid, units, outcome.target_node, options);
     heat_->moved(outcome.pid);
     outcomes.push_back(std::move(outcome));

@@ -16,6 +16,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <chrono>
 #include <condition_variable>
@@ -59,6 +60,13 @@ struct HeatEpoch {
   SharedHeatCounters follow;            // starts and retargets since the worker started
   std::size_t processes = 0;            // processes watched
   std::uint64_t census = 0;             // of them, counted again this epoch
+  /// Where this epoch's sampling went, in milliseconds of wall time:
+  /// following the process set (a source start included), draining the
+  /// source, each workload's regions (HeatMap scores, census), its threads'
+  /// nodes; and the worker thread's CPU time for all of it.
+  struct Timings {
+    double watch_ms = 0, poll_ms = 0, regions_ms = 0, cpu_nodes_ms = 0, cpu_ms = 0;
+  } timings;
 };
 
 /// A batch of planned moves of one workload, process, target and direction,
@@ -67,7 +75,7 @@ struct MoveOutcome {
   std::string workload_id;
   pid_t pid = 0;
   unsigned target_node = 0;
-  int from_node = -1;
+  int from_node = -1;  // every move's source node; -1 when unknown or mixed
   MigrationDirection direction = MigrationDirection::promote;
   std::string reason;  // the first move's reason
   std::size_t moves = 0;
@@ -118,6 +126,7 @@ class PlacementWorker {
   std::vector<WatchedWorkload> wanted_;
   std::optional<std::vector<PlannedMove>> pending_;
   bool stopping_ = false;
+  std::atomic<bool> cancel_moves_{false};  // set with stopping_: a move stops at its next batch
 
   // Worker thread only.
   std::unique_ptr<SharedHeat> heat_;

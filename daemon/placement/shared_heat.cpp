@@ -21,6 +21,10 @@ constexpr double kDecay = 0.5;
 // How long a source that failed to start waits before a retry (unless the
 // process set changes first).
 constexpr auto kRetry = std::chrono::seconds(30);
+// A census re-reads the tracked mappings from smaps only when the process's
+// maps changed, or after this many censuses with the same maps (a reserved
+// heap filling up stops being sparse without a new mapping).
+constexpr std::uint64_t kSmapsEvery = 30;
 
 std::vector<tier::heat::AddressRange> mappings(const tier::SysRoot& root, pid_t pid) {
   std::vector<tier::heat::AddressRange> ranges;
@@ -85,11 +89,13 @@ void SharedHeat::watch(const std::vector<pid_t>& pids,
 void SharedHeat::start(const std::vector<std::string>& candidates) {
   std::string failures;
   for (const std::string& name : candidates) {
+    const Clock::time_point began = Clock::now();
     try {
       auto source = factory_(name, options_);
       source->start(pids_);
       source_ = std::move(source);
       source_name_ = name;
+      counters_.last_start_s = std::chrono::duration<double>(Clock::now() - began).count();
       break;
     } catch (const std::exception& e) {
       failures += (failures.empty() ? "" : "; ") + name + ": " + e.what();
@@ -123,14 +129,24 @@ void SharedHeat::keep_processes(const std::vector<pid_t>& pids) {
     config.decay = kDecay;
     config.tracked_bytes = std::max(kMinTrackedBytes, bytes_of(tracked));
     Process& process =
-        processes_.emplace(pid, Process{tier::heat::HeatMap(config), {}, {}, 0, false, false, {}})
+        processes_
+            .emplace(pid, Process{tier::heat::HeatMap(config), {}, {}, 0, false, false, {}, {}, 0})
             .first->second;
+    process.maps = root_->read("/proc/" + std::to_string(pid) + "/maps").value_or("");
     process.tracked = std::move(tracked);
     process.map.set_tracked_ranges(process.tracked);
   }
 }
 
+// smaps (which placeable_mappings() reads, to tell a sparse mapping by its
+// Rss) walks every page of the process: 2 s for 768 MiB in the emulated
+// machine under the latency model, and a census comes every epoch with
+// samples. /proc/PID/maps walks none, so it decides whether smaps is needed.
 void SharedHeat::refresh_tracked(pid_t pid, Process& process) const {
+  std::string maps = root_->read("/proc/" + std::to_string(pid) + "/maps").value_or("");
+  if (!maps.empty() && maps == process.maps && ++process.unchanged_censuses < kSmapsEvery) return;
+  process.maps = std::move(maps);
+  process.unchanged_censuses = 0;
   process.tracked = mappings(*root_, pid);
   process.map.set_tracked_ranges(process.tracked);
 }

@@ -50,6 +50,8 @@ using SourceFactory = std::function<std::unique_ptr<tier::heat::HeatSource>(
 struct SharedHeatCounters {
   std::uint64_t starts = 0;     // sources started (the first, and every restart)
   std::uint64_t retargets = 0;  // process sets changed in place
+  double last_start_s = 0;      // what the last successful start took (an eBPF
+                                // program's load and attach, a kdamond's setup)
 };
 
 /// An idle process is counted again at least this often (epochs).
@@ -100,6 +102,8 @@ class SharedHeat {
     bool counted = false;                     // has had a census
     bool moved = false;                       // tierd moved pages since the census
     std::map<std::uint64_t, int> chunk_node;  // chunk start -> node at the census
+    std::string maps;                         // /proc/PID/maps when `tracked` was read
+    std::uint64_t unchanged_censuses = 0;     // censuses since, with the same maps
   };
   bool census_due(pid_t pid, const Process& process) const;
   void keep_processes(const std::vector<pid_t>& pids);

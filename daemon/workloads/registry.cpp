@@ -108,10 +108,17 @@ const Workload* Registry::set_pool(const std::string& id_or_pid, const std::stri
 }
 
 const Workload* Registry::find(const std::string& id) const {
-  for (const auto& workload : workloads_) {
-    if (workload.id == id) return &workload;
-  }
-  return nullptr;
+  auto at = [&]() -> const Workload* {
+    auto found = index_.find(id);
+    if (found == index_.end() || found->second >= workloads_.size()) return nullptr;
+    const Workload& workload = workloads_[found->second];
+    return workload.id == id ? &workload : nullptr;
+  };
+  if (const Workload* hit = at()) return hit;
+  // Moved or absent: a miss costs one rebuild (the registry changed since).
+  index_.clear();
+  for (std::size_t i = 0; i < workloads_.size(); ++i) index_.emplace(workloads_[i].id, i);
+  return at();
 }
 
 std::vector<pid_t> Registry::pids_of(const Workload& workload) const {

@@ -21,6 +21,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "tier/posix/sysroot.hpp"
@@ -236,6 +237,10 @@ class Registry {
 
   tier::SysRoot root_;
   std::vector<Workload> workloads_;
+  // find()'s index: id -> position in workloads_, checked at each lookup and
+  // rebuilt when wrong (workloads_ changes in many places; tierd looks ids up
+  // thousands of times an epoch with discovery on).
+  mutable std::unordered_map<std::string, std::size_t> index_;
   std::vector<CgroupWatch> watches_;
   std::vector<ProcessRule> rules_;
   std::vector<std::regex> rule_patterns_;       // rules_[i].match, compiled in configure()

@@ -1,6 +1,7 @@
 # Memory mechanics: residency, node usage, token bucket, page mover, and the
 # tierctl stats/migrate commands. Included from tests/CMakeLists.txt.
 tier_unit_test(residency_test unit/residency_test.cpp)
+tier_unit_test(residency_totals_test unit/residency_totals_test.cpp)
 tier_unit_test(present_pages_test unit/present_pages_test.cpp)
 # The internal header of the present-page finder (libtier/src/memory/).
 target_include_directories(present_pages_test PRIVATE ${PROJECT_SOURCE_DIR}/libtier/src)

@@ -10,7 +10,7 @@ target_compile_definitions(configuration_doc_test PRIVATE TIER_SOURCE_DIR="${PRO
 # Kernel settings and peer access: the pure parts behind tierd's seams.
 tier_unit_test(tierd_units_test unit/kernel_settings_test.cpp unit/peer_access_test.cpp
   unit/placement_test.cpp unit/offline_suppression_test.cpp unit/move_ledger_test.cpp
-  unit/first_evidence_test.cpp
+  unit/first_evidence_test.cpp unit/residency_plan_test.cpp
   unit/node_watch_test.cpp)
 target_link_libraries(tierd_units_test PRIVATE tierd_core)
 # 200 clients × 30 s against the real tierd (validity of every reply, no

@@ -6,3 +6,8 @@ include(${CMAKE_CURRENT_LIST_DIR}/gups.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/hotset_scan.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/graph.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/kv.cmake)
+# The workloads' page-table census (workloads/page_nodes.hpp, hotset's
+# --census) against move_pages' answers.
+tier_unit_test(page_nodes_test unit/page_nodes_test.cpp)
+target_include_directories(page_nodes_test PRIVATE ${PROJECT_SOURCE_DIR}/workloads)
+target_link_libraries(page_nodes_test PRIVATE numa)

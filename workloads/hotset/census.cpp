@@ -1,6 +1,5 @@
 #include "census.hpp"
 
-#include <numaif.h>
 #include <time.h>
 
 #include <algorithm>
@@ -15,7 +14,6 @@
 namespace hotset {
 namespace {
 
-constexpr std::size_t kChunk = 4096;  // pages per move_pages query
 constexpr std::uint8_t kMoved = 1, kPingPong = 2;
 
 double mono_s() {
@@ -92,14 +90,7 @@ bool Census::take(double t_s, unsigned phase, std::size_t limit, std::uint64_t s
   const double began = mono_s();
   const std::size_t pages = layout_.pages(), hot = layout_.hot_pages();
   limit = std::min(limit, hot);
-  std::vector<void*> addrs(kChunk);
-  for (std::size_t i = 0; i < pages; i += kChunk) {
-    const std::size_t n = std::min(kChunk, pages - i);
-    for (std::size_t k = 0; k < n; ++k) addrs[k] = base_ + (i + k) * kPage;
-    if (move_pages(0, n, addrs.data(), nullptr, status_.data() + i, 0) != 0) {
-      std::fill_n(status_.begin() + static_cast<std::ptrdiff_t>(i), n, -1000 - errno);
-    }
-  }
+  page_nodes_.query(base_, pages, status_.data());
   const double queried = mono_s();
 
   std::map<int, std::size_t> nodes;

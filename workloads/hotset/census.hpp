@@ -1,5 +1,7 @@
 // hotset's census (--census FILE): where every page of its own buffer is,
-// asked with move_pages(2) on itself every --census-ms, scored from the
+// read every --census-ms from its page tables (page_nodes.hpp: the pagemap's
+// frame numbers and the nodes' memory blocks; move_pages(2) for what those
+// cannot place), scored from the
 // workload's side against the access distribution it really draws from:
 //   share   sum over pages of P(access hits the page) x [page on a fast node]
 //   oracle  the best share the same fast capacity allows: capacity = this
@@ -19,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "../page_nodes.hpp"
 #include "access.hpp"
 #include "options.hpp"
 
@@ -48,9 +51,10 @@ class Census {
   const Options& o_;
   const Layout& layout_;
   std::FILE* file_ = nullptr;
-  std::vector<double> weight_;       // rank r's unnormalised access weight
-  std::vector<double> prefix_;       // prefix_[k] = sum of the k largest weights
-  std::vector<int> status_;          // move_pages answers, one per page
+  std::vector<double> weight_;  // rank r's unnormalised access weight
+  std::vector<double> prefix_;  // prefix_[k] = sum of the k largest weights
+  tier_workloads::PageNodes page_nodes_;
+  std::vector<int> status_;          // move_pages' answers, one per page
   std::vector<std::int16_t> last_;   // last node seen per page, -1: never placed
   std::vector<std::uint64_t> seen_;  // nodes (< 64) a page has been on
   std::vector<std::uint8_t> flags_;  // kMoved, kPingPong

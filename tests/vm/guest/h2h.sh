@@ -36,7 +36,10 @@
 #   R.contender, R.seconds  the contender's name, the run's length
 #   R.damon.txt             damon: the schemes' stats at the end
 #   R.tierd.*               tierd: status/workloads JSON, its stdout/stderr,
-#                           R.tierd.cpu.json its CPU time, lifetime and RSS
+#                           R.tierd.cpu.json its CPU time, lifetime and RSS,
+#                           R.tierd.watch.jsonl its status every
+#                           H2H_TIERD_WATCH seconds when asked
+#                           (H2H_TIERD_LOG: its log level, default info)
 #   h2h.log                 "key value" observations (kdamonds at boot, ...)
 # shellcheck shell=sh disable=SC2034  # some values are for the sourcing scenario
 
@@ -243,7 +246,7 @@ h2h_tierd_start() {
   cat >/tmp/tierd.toml <<TOML
 # written by the vmtest scenario $(basename "$PWD")
 [daemon]
-log_level = "info"
+log_level = "${H2H_TIERD_LOG:-info}"
 
 [policy]
 name = "$1"
@@ -272,12 +275,30 @@ TOML
     sleep 0.1
   done
   h2h_log "tierd_started yes"
+  h2h_tierd_watch
+}
+
+# h2h_tierd_watch: with H2H_TIERD_WATCH=S (run.sh --env), tierd's status
+# every S seconds into R.tierd.watch.jsonl, one line each with the guest's
+# uptime: when the heat came, what was planned and moved, for a diagnosis.
+# Each poll costs the guest a tierctl, so the bench's boots leave it off.
+h2h_tierd_watch() {
+  [ -n "${H2H_TIERD_WATCH:-}" ] || return 0
+  (
+    while kill -0 "$TIERD" 2>/dev/null; do
+      up=$(cut -d' ' -f1 /proc/uptime)
+      s=$(tierctl --socket $H2H_SOCK status --json 2>/dev/null | tr -d '\n') || s=
+      printf '{"uptime":%s,"status":%s}\n' "$up" "${s:-null}"
+      sleep "$H2H_TIERD_WATCH"
+    done
+  ) >>"$R.tierd.watch.jsonl" &
 }
 
 # h2h_tierd_usage FILE: tierd's CPU time (user + system; USER_HZ is 100 on
 # x86), its lifetime and resident memory as one JSON line (issue 19: tierd's
 # own CPU at most 2 % of a core over a run, reported with its RSS).
 h2h_tierd_usage() {
+  usage_file=$1
   [ -n "${TIERD:-}" ] && [ -r "/proc/$TIERD/stat" ] || return 0
   # After "pid (comm) " the fields start at the state (field 3): utime is
   # field 14, stime 15, starttime 22.
@@ -287,7 +308,7 @@ h2h_tierd_usage() {
     -v rss="$(awk '/^VmRSS:/ { print $2 }' "/proc/$TIERD/status")" 'BEGIN {
       cpu = (u + s) / 100; wall = up - start / 100
       printf "{\"cpu_s\": %.2f, \"wall_s\": %.2f, \"cpu_share\": %.4f, \"rss_kb\": %d}\n",
-        cpu, wall, wall > 0 ? cpu / wall : 0, rss }' >"$1"
+        cpu, wall, (wall > 0 ? cpu / wall : 0), rss }' >"$usage_file"
 }
 
 # h2h_tierd_stop: SIGTERM (tierd restores the kernel settings it changed),
