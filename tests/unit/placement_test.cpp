@@ -285,6 +285,34 @@ class WorkerTest : public ::testing::Test {
     }
   }
 
+  // A promotion of this process's [start, end) to node 0, planned from `from`.
+  static PlannedMove promotion(std::uint64_t start, std::uint64_t end, int from) {
+    return {{getpid(), start, end, 0, "self", "promote: hot"}, from, MigrationDirection::promote};
+  }
+
+  // A worker over this process alone, its epochs appended to `epochs`.
+  std::unique_ptr<PlacementWorker> watch_self(boost::asio::io_context& io,
+                                              PlacementWorkerSettings s,
+                                              std::vector<HeatEpoch>& epochs) {
+    auto worker = std::make_unique<PlacementWorker>(
+        io, std::move(s), [&epochs](HeatEpoch e) { epochs.push_back(std::move(e)); },
+        [](std::vector<MoveOutcome>) {});
+    worker->set_workloads({{"self", {getpid()}}});
+    return worker;
+  }
+
+  // The outcomes of `moves`, handed to a worker at once.
+  std::vector<MoveOutcome> carry_out(std::vector<PlannedMove> moves) {
+    boost::asio::io_context io;
+    std::vector<MoveOutcome> outcomes;
+    PlacementWorker worker(
+        io, settings({}), [](HeatEpoch) {},
+        [&](std::vector<MoveOutcome> o) { outcomes = std::move(o); });
+    worker.execute(std::move(moves));
+    run_until(io, [&] { return !outcomes.empty(); });
+    return outcomes;
+  }
+
   char* raw_ = nullptr;
   std::uint64_t base_ = 0;
   tier::test::FakeMemorySyscalls fake_;
@@ -484,10 +512,7 @@ TEST_F(WorkerTest, AnIdleProcessIsCountedOnceEveryFewEpochsAndAtOnceAfterAMove) 
   }
   EXPECT_EQ(counted, 3u) << "census over " << observed - 1 << " idle epochs";
 
-  PlannedMove promote{{getpid(), base_, base_ + 2 * kMiB, 0, "self", "promote: hot"},
-                      2,
-                      MigrationDirection::promote};
-  worker.execute({promote});
+  worker.execute({promotion(base_, base_ + 2 * kMiB, 2)});
   run_until(io, [&] { return !outcomes.empty(); });
   ASSERT_EQ(outcomes.size(), 1u);
   const std::size_t after = epochs.size();
@@ -522,10 +547,7 @@ TEST_F(WorkerTest, AMappingThatAppearsLaterIsTrackedAtTheNextCensus) {
   };
   boost::asio::io_context io;
   std::vector<HeatEpoch> epochs;
-  PlacementWorker worker(
-      io, std::move(s), [&](HeatEpoch e) { epochs.push_back(std::move(e)); },
-      [](std::vector<MoveOutcome>) {});
-  worker.set_workloads({{"self", {getpid()}}});
+  const auto worker = watch_self(io, std::move(s), epochs);
   auto has_chunk = [&](const HeatEpoch& e) {
     if (e.views.empty()) return false;
     for (const Region& r : e.views[0].regions) {
@@ -564,10 +586,7 @@ TEST_F(WorkerTest, ASlowSourceStartIsTimedInItsEpoch) {
   s.factory = logged_factory(log, {sample_at(getpid(), base_ + 4096, 5)});
   boost::asio::io_context io;
   std::vector<HeatEpoch> epochs;
-  PlacementWorker worker(
-      io, std::move(s), [&](HeatEpoch e) { epochs.push_back(std::move(e)); },
-      [](std::vector<MoveOutcome>) {});
-  worker.set_workloads({{"self", {getpid()}}});
+  const auto worker = watch_self(io, std::move(s), epochs);
   run_until(io, [&] { return epochs.size() >= 2; });
   ASSERT_GE(epochs.size(), 2u);
   EXPECT_EQ(epochs[0].follow.starts, 1u);
@@ -579,19 +598,8 @@ TEST_F(WorkerTest, ASlowSourceStartIsTimedInItsEpoch) {
 }
 
 TEST_F(WorkerTest, PlannedMovesAreCarriedOutAndCounted) {
-  boost::asio::io_context io;
-  std::vector<MoveOutcome> outcomes;
-  PlacementWorker worker(
-      io, settings({}), [](HeatEpoch) {},
-      [&](std::vector<MoveOutcome> o) { outcomes = std::move(o); });
-  PlannedMove promote{{getpid(), base_, base_ + 4 * kMiB, 0, "self", "promote: hot"},
-                      2,
-                      MigrationDirection::promote};
-  PlannedMove also{{getpid(), base_ + 4 * kMiB, base_ + 5 * kMiB, 0, "self", "promote: hot"},
-                   2,
-                   MigrationDirection::promote};
-  worker.execute({promote, also});
-  run_until(io, [&] { return !outcomes.empty(); });
+  const std::vector<MoveOutcome> outcomes = carry_out(
+      {promotion(base_, base_ + 4 * kMiB, 2), promotion(base_ + 4 * kMiB, base_ + 5 * kMiB, 2)});
   ASSERT_EQ(outcomes.size(), 1u);  // one batch: same workload, process, target, direction
   EXPECT_EQ(outcomes[0].moves, 2u);
   EXPECT_EQ(outcomes[0].report.pages.moved, 5 * kMiB / 4096);
@@ -624,10 +632,7 @@ TEST_F(WorkerTest, StoppingCancelsAMoveAtItsNextBatch) {
       io, settings({}), [](HeatEpoch) {},
       [&](std::vector<MoveOutcome> o) { outcomes = std::move(o); });
   // 96 MiB: two batches of the mover's 16 384 pages (64 MiB).
-  PlannedMove promote{{getpid(), base_, base_ + 96 * kMiB, 0, "self", "promote: hot"},
-                      2,
-                      MigrationDirection::promote};
-  worker->execute({promote});
+  worker->execute({promotion(base_, base_ + 96 * kMiB, 2)});
   const auto deadline = std::chrono::steady_clock::now() + 30s;
   while (!moving.load() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(1ms);
@@ -642,19 +647,8 @@ TEST_F(WorkerTest, StoppingCancelsAMoveAtItsNextBatch) {
 }
 
 TEST_F(WorkerTest, ABatchFromTwoSourceNodesNamesNoSource) {
-  boost::asio::io_context io;
-  std::vector<MoveOutcome> outcomes;
-  PlacementWorker worker(
-      io, settings({}), [](HeatEpoch) {},
-      [&](std::vector<MoveOutcome> o) { outcomes = std::move(o); });
-  PlannedMove from_two{{getpid(), base_, base_ + 2 * kMiB, 0, "self", "promote: hot"},
-                       2,
-                       MigrationDirection::promote};
-  PlannedMove from_three{{getpid(), base_ + 2 * kMiB, base_ + 4 * kMiB, 0, "self", "promote: hot"},
-                         3,
-                         MigrationDirection::promote};
-  worker.execute({from_two, from_three});
-  run_until(io, [&] { return !outcomes.empty(); });
+  const std::vector<MoveOutcome> outcomes = carry_out(
+      {promotion(base_, base_ + 2 * kMiB, 2), promotion(base_ + 2 * kMiB, base_ + 4 * kMiB, 3)});
   ASSERT_EQ(outcomes.size(), 1u);  // still one batch: same workload, process, target, direction
   EXPECT_EQ(outcomes[0].moves, 2u);
   EXPECT_EQ(outcomes[0].from_node, -1);
