@@ -112,6 +112,13 @@ TEST(ModelOptions, RefusesBadValuesNamingTheOption) {
   EXPECT_TRUE(o.latency_matched);
   EXPECT_EQ(tm_options_parse(&o, "latency=", err, sizeof err), -1);
   EXPECT_STREQ(err, "option 'latency=': expected calibrated or matched");
+  EXPECT_TRUE(o.charge_kernel);  // the default
+  EXPECT_EQ(tm_options_parse(&o, "kernel=free", err, sizeof err), 0);
+  EXPECT_FALSE(o.charge_kernel);
+  EXPECT_EQ(tm_options_parse(&o, "kernel=charged", err, sizeof err), 0);
+  EXPECT_TRUE(o.charge_kernel);
+  EXPECT_EQ(tm_options_parse(&o, "kernel=yes", err, sizeof err), -1);
+  EXPECT_STREQ(err, "option 'kernel=yes': expected charged or free");
   EXPECT_EQ(tm_options_parse(&o, "nosuch=1", err, sizeof err), 1);  // the glue's to name
   EXPECT_EQ(tm_options_parse(&o, "cache", err, sizeof err), -1);
   EXPECT_STREQ(err, "option 'cache': expected key=value");
@@ -139,6 +146,23 @@ TEST_F(Model, AHitCostsNothingAndALineMissesOnceUntilEvicted) {
   EXPECT_EQ(cpu0.per_node[2].misses, 17u);
   tm_access(&model, &cpu0, 0x100000000, fake_clock);
   EXPECT_EQ(cpu0.per_node[2].misses, 18u);
+}
+
+// kernel=free: the kernel's own accesses share the vCPU's cache (a line
+// they bring in is a hit for the program after) and are counted, but add
+// no debt, however slow their node.
+TEST_F(Model, AnUnchargedAccessIsCountedAndCachedButCostsNothing) {
+  calibrate(200, 100);
+  g_now = 1000000;
+  tm_access_uncharged(&model, &cpu0, 0x140000000);  // node 3, a miss
+  EXPECT_EQ(cpu0.debt_ns, 0);
+  EXPECT_EQ(cpu0.per_node[3].accesses, 1u);
+  EXPECT_EQ(cpu0.per_node[3].misses, 1u);
+  EXPECT_EQ(cpu0.per_node[3].kernel, 1u);
+  EXPECT_EQ(tm_access(&model, &cpu0, 0x140000008, fake_clock), 0);  // the same line: a hit
+  EXPECT_EQ(cpu0.per_node[3].misses, 1u);
+  EXPECT_GT(tm_access(&model, &cpu0, 0x140100000, fake_clock), 0);  // charged as before
+  EXPECT_EQ(cpu0.per_node[3].kernel, 1u);
 }
 
 TEST_F(Model, UncalibratedItOnlyCounts) {

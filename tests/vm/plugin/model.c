@@ -157,6 +157,7 @@ void tm_options_default(struct tm_options* o) {
   o->window_ns = 1e6;
   o->scale = 4;
   o->latency_matched = false;
+  o->charge_kernel = true;
 }
 
 /* tier's value grammar (libtier/src/values/value_scan.c, as tierctl and the
@@ -207,6 +208,13 @@ int tm_options_parse(struct tm_options* o, const char* arg, char* err, size_t er
       o->latency_matched = true;
     else
       return fail(err, errlen, "option 'latency=%s': expected calibrated or matched", v);
+  } else if (KEY("kernel")) {
+    if (!strcmp(v, "charged"))
+      o->charge_kernel = true;
+    else if (!strcmp(v, "free"))
+      o->charge_kernel = false;
+    else
+      return fail(err, errlen, "option 'kernel=%s': expected charged or free", v);
   } else if (KEY("window_us")) {
     double us;
     if (!parse_double(v, 10, 1e6, &us))
@@ -388,6 +396,15 @@ double tm_access(struct tm_model* m, struct tm_vcpu* v, uint64_t phys, tm_clock_
   c->queue_ns += wait;
   v->debt_ns += delay + wait;
   return delay + wait;
+}
+
+void tm_access_uncharged(struct tm_model* m, struct tm_vcpu* v, uint64_t phys) {
+  int node = tm_layout_node_of(&m->layout, phys);
+  if (node < 0) return;
+  struct tm_node_counters* c = &v->per_node[node];
+  ++c->accesses;
+  ++c->kernel;
+  if (!cache_touch(v, phys >> TM_LINE_SHIFT)) ++c->misses;
 }
 
 bool tm_doorbell_store(struct tm_model* m, struct tm_vcpu* v, uint64_t value) {

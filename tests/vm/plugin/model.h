@@ -106,6 +106,7 @@ struct tm_options {
   double window_ns;     /* utilisation window of the queue model, default 1 ms */
   double scale;         /* the fastest pair costs scale x TCG's own base, default 4 */
   bool latency_matched; /* latency=matched: t0_ref from tline_ref's time dilation */
+  bool charge_kernel;   /* kernel=charged (default) or free: see tm_access_uncharged() */
 };
 
 void tm_options_default(struct tm_options* options);
@@ -121,6 +122,7 @@ struct tm_node_counters {
   uint64_t streamed; /* of the misses, continued the previous miss */
   double stall_ns;   /* latency/bandwidth delay charged */
   double queue_ns;   /* waiting for the node's bandwidth */
+  uint64_t kernel;   /* of the accesses, charged nothing (kernel=free) */
 };
 
 /* One vCPU's cache, stream detector, debt and counters. */
@@ -176,6 +178,18 @@ typedef uint64_t (*tm_clock_fn)(void);
  * model, charges a miss to vcpu->debt_ns (reading now() only then, for the
  * node's queue). Returns the delay charged (0 for a hit). */
 double tm_access(struct tm_model* model, struct tm_vcpu* vcpu, uint64_t phys, tm_clock_fn now);
+
+/* The same access run through the cache model and counted, but charged
+ * nothing: with kernel=free, what the guest kernel does through its own
+ * (upper-half) addresses. Why it is an option: under latency=matched every
+ * random miss costs t0_ref (~100x HMAT's latency), and the kernel's own work
+ * (a page migration's struct pages, page tables, rmap and LRU; a page-table
+ * walk) is made of random misses that a server's large shared cache mostly
+ * serves and the model's per-vCPU cache does not: a 32 MiB migration took
+ * 37 s charged and 2.7 s uncharged, where ~100x hardware's 3 us a page is
+ * ~2.6 s (docs/benchmarks.md "Residency scans"). Counts the access under
+ * `kernel` in its node's counters. */
+void tm_access_uncharged(struct tm_model* model, struct tm_vcpu* vcpu, uint64_t phys);
 
 /* What a miss from cpu_node to node costs in all, host ns (no queue). */
 double tm_miss_cost(const struct tm_model* model, int cpu_node, int node, bool streamed);

@@ -18,6 +18,9 @@
  *                 (model.h; default calibrated)
  *   batch_us=US   stalls paid in batches of at least this (default 200)
  *   window_us=US  the queue model's utilisation window (default 1000)
+ *   kernel=charged|free  free: the guest kernel's own accesses (upper-half
+ *                 addresses) go through the cache model uncharged
+ *                 (model.h, tm_access_uncharged; default charged)
  * Any bad option or layout: the plugin refuses to install, so QEMU refuses to
  * start, with the reason on stderr.
  *
@@ -91,6 +94,11 @@ static void on_mem(unsigned int vcpu_index, qemu_plugin_meminfo_t info, uint64_t
     qemu_plugin_mem_value value = qemu_plugin_mem_get_value(info);
     if (tm_doorbell_store(&model, v, value.data.u64)) doorbell_note(vcpu_index);
   }
+  /* x86-64: the kernel's own addresses are the upper half (bit 63 set). */
+  if (!model.options.charge_kernel && (vaddr >> 63) != 0) {
+    tm_access_uncharged(&model, v, qemu_plugin_hwaddr_phys_addr(hw));
+    return;
+  }
   tm_access(&model, v, qemu_plugin_hwaddr_phys_addr(hw), now_ns);
   if (v->debt_ns >= model.options.batch_ns) pay(v);
 }
@@ -132,8 +140,11 @@ static void write_counters(FILE* f) {
       const struct tm_node_counters* c = &v->per_node[n];
       fprintf(f,
               "%s\n      {\"node\": %d, \"accesses\": %" PRIu64 ", \"misses\": %" PRIu64
-              ", \"streamed\": %" PRIu64 ", \"stall_ns\": %.0f, \"queue_ns\": %.0f}",
-              n ? "," : "", n, c->accesses, c->misses, c->streamed, c->stall_ns, c->queue_ns);
+              ", \"streamed\": %" PRIu64
+              ", \"stall_ns\": %.0f, \"queue_ns\": %.0f"
+              ", \"uncharged\": %" PRIu64 "}",
+              n ? "," : "", n, c->accesses, c->misses, c->streamed, c->stall_ns, c->queue_ns,
+              c->kernel);
     }
     fprintf(f, "]}%s\n", i + 1 < nvcpus ? "," : "");
   }
