@@ -112,7 +112,9 @@ TEST(ModelOptions, RefusesBadValuesNamingTheOption) {
   EXPECT_TRUE(o.latency_matched);
   EXPECT_EQ(tm_options_parse(&o, "latency=", err, sizeof err), -1);
   EXPECT_STREQ(err, "option 'latency=': expected calibrated or matched");
-  EXPECT_TRUE(o.charge_kernel);  // the default
+  EXPECT_FALSE(o.charge_kernel);  // the default
+  EXPECT_EQ(tm_options_parse(&o, "kernel=charged", err, sizeof err), 0);
+  EXPECT_TRUE(o.charge_kernel);
   EXPECT_EQ(tm_options_parse(&o, "kernel=free", err, sizeof err), 0);
   EXPECT_FALSE(o.charge_kernel);
   EXPECT_EQ(tm_options_parse(&o, "kernel=charged", err, sizeof err), 0);

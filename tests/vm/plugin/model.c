@@ -157,7 +157,7 @@ void tm_options_default(struct tm_options* o) {
   o->window_ns = 1e6;
   o->scale = 4;
   o->latency_matched = false;
-  o->charge_kernel = true;
+  o->charge_kernel = false;
 }
 
 /* tier's value grammar (libtier/src/values/value_scan.c, as tierctl and the

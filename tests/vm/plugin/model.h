@@ -106,7 +106,7 @@ struct tm_options {
   double window_ns;     /* utilisation window of the queue model, default 1 ms */
   double scale;         /* the fastest pair costs scale x TCG's own base, default 4 */
   bool latency_matched; /* latency=matched: t0_ref from tline_ref's time dilation */
-  bool charge_kernel;   /* kernel=charged (default) or free: see tm_access_uncharged() */
+  bool charge_kernel;   /* kernel=charged or free (default): see tm_access_uncharged() */
 };
 
 void tm_options_default(struct tm_options* options);

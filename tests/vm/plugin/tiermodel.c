@@ -20,7 +20,7 @@
  *   window_us=US  the queue model's utilisation window (default 1000)
  *   kernel=charged|free  free: the guest kernel's own accesses (upper-half
  *                 addresses) go through the cache model uncharged
- *                 (model.h, tm_access_uncharged; default charged)
+ *                 (model.h, tm_access_uncharged; default free)
  * Any bad option or layout: the plugin refuses to install, so QEMU refuses to
  * start, with the reason on stderr.
  *
