@@ -1,26 +1,11 @@
 #include "residency_scanner.hpp"
 
-#include <time.h>
-
 #include <boost/asio/post.hpp>
 
 #include "steady_seconds.hpp"
 #include "tier/memory/residency_totals.hpp"
 
 namespace tierd {
-
-namespace {
-
-// This thread's CPU time: what a scan cost, whether or not the thread was
-// kept waiting for a CPU meanwhile (a busy machine stretches wall time, not
-// the cost the duty cycle limits).
-double thread_cpu_seconds() {
-  timespec now{};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
-}
-
-}  // namespace
 
 ResidencyScanner::ResidencyScanner(boost::asio::io_context& io, tier::SysRoot root, ScanDuty duty,
                                    OnResults on_results)

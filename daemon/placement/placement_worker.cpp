@@ -1,12 +1,11 @@
 #include "placement_worker.hpp"
 
-#include <time.h>
-
 #include <algorithm>
 #include <boost/asio/post.hpp>
 #include <stdexcept>
 
 #include "log.hpp"
+#include "steady_seconds.hpp"
 #include "tier/heat/selection.hpp"
 #include "tier/memory/residency.hpp"
 
@@ -25,12 +24,6 @@ double seconds(Clock::time_point t) {
 
 double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
-
-double thread_cpu_ms() {
-  timespec now{};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-  return static_cast<double>(now.tv_sec) * 1e3 + static_cast<double>(now.tv_nsec) * 1e-6;
 }
 
 // Every process of every workload, sorted and unique: what the source watches.
@@ -159,7 +152,7 @@ void PlacementWorker::sample_epoch() {
     wanted = wanted_;
   }
   const Clock::time_point now = Clock::now();
-  const double cpu_began = thread_cpu_ms();
+  const double cpu_began = thread_cpu_seconds();
   const tier::SysRoot& root = *settings_.source_options.root;
   const bool off = settings_.heat_source == "off";
   const std::vector<pid_t> pids = all_pids(wanted);
@@ -203,7 +196,7 @@ void PlacementWorker::sample_epoch() {
   }
   cpu_nodes_ = std::move(cpu_nodes);
   epoch.census = heat_->census_this_epoch();
-  epoch.timings.cpu_ms = thread_cpu_ms() - cpu_began;
+  epoch.timings.cpu_ms = (thread_cpu_seconds() - cpu_began) * 1e3;
   // The handler carries its own copy of the callback: it may run after a
   // reload replaced this worker.
   boost::asio::post(

@@ -166,6 +166,13 @@ static bool parse_size(const char* s, uint64_t* out) {
   return tier_scan_size(s, s + strlen(s), out) == 0;
 }
 
+/* A two-word option: *out = true for `yes`, false for `no`; false when it is neither. */
+static bool parse_choice(const char* s, const char* yes, const char* no, bool* out) {
+  if (strcmp(s, yes) != 0 && strcmp(s, no) != 0) return false;
+  *out = strcmp(s, yes) == 0;
+  return true;
+}
+
 static bool parse_double(const char* s, double lo, double hi, double* out) {
   char* end;
   if (!*s) return false;
@@ -202,18 +209,10 @@ int tm_options_parse(struct tm_options* o, const char* arg, char* err, size_t er
     if (!parse_double(v, 1, 100, &o->scale))
       return fail(err, errlen, "option 'scale=%s': expected a factor from 1 to 100", v);
   } else if (KEY("latency")) {
-    if (!strcmp(v, "calibrated"))
-      o->latency_matched = false;
-    else if (!strcmp(v, "matched"))
-      o->latency_matched = true;
-    else
+    if (!parse_choice(v, "matched", "calibrated", &o->latency_matched))
       return fail(err, errlen, "option 'latency=%s': expected calibrated or matched", v);
   } else if (KEY("kernel")) {
-    if (!strcmp(v, "charged"))
-      o->charge_kernel = true;
-    else if (!strcmp(v, "free"))
-      o->charge_kernel = false;
-    else
+    if (!parse_choice(v, "charged", "free", &o->charge_kernel))
       return fail(err, errlen, "option 'kernel=%s': expected charged or free", v);
   } else if (KEY("window_us")) {
     double us;
