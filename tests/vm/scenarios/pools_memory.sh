@@ -15,27 +15,29 @@
 #      margin than that met the OOM killer: the DMA zone's reserve and the
 #      unreclaimable initramfs pages are in MemFree's figure too).
 #   2. An online hotset (tierctl run --class online --pool numa:0: node 0's
-#      CPUs, memory nodes 0 + 2) grows a 256 MiB buffer at 64 MiB/s,
-#      preferring node 0: once node 0 is full its pages land on node 2, and
-#      its fast-tier share falls under the floor.
+#      CPUs, memory nodes 0 + 2) first-touches its 256 MiB on node 2, as a
+#      service started while node 0 was full would, and then only reads and
+#      writes them (from the moment the scenario lets it start, when its
+#      census starts too): its fast-tier share is 0, far under the floor.
 #   3. tierd suppresses the offline workload: its cpuset shrinks step by
 #      step, cpu.max/cpu.weight of its group are cut, its data leaves the
 #      fast tier's target set, so the policy demotes offline pages to make
 #      room and promotes the online ones.
 #   4. The online hotset is stopped; the signal calms and the offline
 #      workload gets its CPUs and cpu.max back after the restore delay.
-# Every step waits for its outcome, never for a fixed time. The buffer
-# asks to grow at 64 MiB/s so that its ~96 MiB spill is faster than tierd
-# can see it and react (heat samples, a 500 ms epoch, a tick): the share
-# surely falls under the floor by the workload's own count. Under TCG with
-# its census running it grows slower (256 MiB in 20 s in a quiet run), so
-# tierd starts acting while the buffer still spills: the share-rise wait
-# judges only census lines taken once the buffer is whole. (Growing
-# at 24 MiB/s, tierd kept pace: one loaded run's census never went under
-# 0.904 while tierd's own scan triggered. Holding moves to 16 MB/s instead
-# made node 0's pressure last, and tierd relieved it by demoting online data:
-# the offline filler's cold pages draw no hint faults, so the policy cannot
-# see them; see docs/suppression.md.)
+# Every step waits for its outcome, never for a fixed time. Nothing but tierd
+# raises the online share: the buffer allocates nothing once placed and the
+# kernel's promotion is held off. (Until 2026-12 the buffer grew at 64 MiB/s
+# preferring node 0 and spilled to node 2 once node 0 was full. How much room
+# node 0 had left then varied: in one CI run the spill began after ~20 MiB
+# instead of ~160, tierd demoted offline data while the buffer still grew,
+# the rest of it landed in the room made, and the share rose to the floor
+# with no promotion at all. Placed on node 2 up front, the share can rise
+# only by tierd's promotions.)
+# The share-rise wait still judges only census lines of the whole buffer.
+# (Holding moves to 16 MB/s made node 0's pressure last, and tierd relieved
+# it by demoting online data: the offline filler's cold pages draw no hint
+# faults, so the policy cannot see them; see docs/suppression.md.)
 # waits.txt: how long each wait took, for the deadlines' margins.
 # pools_memory.check.py reads the samples, logs, status and metrics.
 . /vm/tierd.sh
@@ -113,13 +115,24 @@ offpid=$(sed -n 's/.*"pid":\([0-9]*\).*/\1/p' off.out | head -1)
   done >offline.samples ) &
 W=$!
 
-# 2. The online grower, its census (fast share of what it has) every 500 ms.
+# 2. The online hotset on node 2, its census (fast share) every 500 ms.
 tierctl --socket $SOCK run --class online --pool numa:0 -- \
-  hotset --size 256M --hot 256M --node 0 --policy first-touch --grow-mbps 64 --threads 1 \
+  hotset --size 256M --hot 256M --node 2 --policy first-touch --threads 1 \
   --duration 600 --census census.txt --census-ms 500 --fast-nodes 0,1 \
-  --ready-file on.ready >on.out 2>on.err &
+  --ready-file on.ready --start-file on.start >on.out 2>on.err &
 ON=$!
 echo "online_start $(up)" >>events
+# Its accesses (and the census) start once the buffer is placed: until then
+# tierd has no heat to promote by, so the census's first line is the share
+# as placed, whatever tierd's trigger did meanwhile.
+i=0
+until [ -f on.ready ]; do
+  i=$((i + 1)); [ $i -lt 3000 ] || { echo "online hotset not ready in 300 s" >&2; exit 1; }
+  kill -0 $ON 2>/dev/null || { echo "online hotset exited" >&2; cat on.err >&2; exit 1; }
+  sleep 0.1
+done
+touch on.start
+echo "online_accessing $(up)" >>events
 
 # wait_for WHAT SECS TEST...: polls TEST every 0.2 s up to SECS; writes
 # "WHAT waited S s ok|TIMEOUT" to waits.txt (and events on a timeout).
