@@ -17,6 +17,7 @@ namespace json = boost::json;
 
 struct StatusOptions {
   bool json = false;
+  bool all_workloads = false;
 };
 
 std::string state_of(const json::value& status) {
@@ -90,6 +91,11 @@ void render_placement(std::ostream& out, const json::value* placement) {
                                                                                    : "-"});
   }
   table.print(out, "  ");
+  if (const std::optional<double> omitted = number(field(placement, "workloads_omitted"));
+      omitted && *omitted > 0) {
+    out << "  (and " << text(field(placement, "workloads_omitted"))
+        << " smaller discovered workloads: tierctl status --all-workloads, tierctl workloads)\n";
+  }
   for (const json::value& w : workloads) {
     if (const json::value* error = field(&w, "heat_error")) {
       out << "  " << text(field(&w, "id")) << ": no heat: " << text(error) << "\n";
@@ -230,12 +236,18 @@ void add_status_command(CLI::App& app, const GlobalOptions& global, Action& acti
       "Examples:\n"
       "  tierctl status\n"
       "  tierctl status --json | jq .workloads\n"
+      "  tierctl status --all-workloads   # every workload, not the 64 largest\n"
       "  tierctl --socket /tmp/tierd.sock status");
-  set_usage(*cmd, "tierctl status [--json]");
+  set_usage(*cmd, "tierctl status [--json] [--all-workloads]");
   cmd->add_flag("--json", options->json, "Print the status result as is (docs/api.md)");
+  cmd->add_flag("--all-workloads", options->all_workloads,
+                "Detail every workload's placement (by default at most 64: every registered one "
+                "and the largest discovered ones)");
   cmd->callback([&global, &action, options] {
     action = [&global, options] {
-      return run_daemon_method(global, "status", nullptr, options->json, render_status);
+      json::value params = nullptr;
+      if (options->all_workloads) params = json::object{{"all_workloads", true}};
+      return run_daemon_method(global, "status", params, options->json, render_status);
     };
   });
 }

@@ -86,6 +86,16 @@ std::optional<std::int64_t> optional_int(const json::object& params, const char*
   }
 }
 
+/// A true/false field: a JSON boolean only.
+bool optional_bool(const json::object& params, const char* key) {
+  const json::value* value = given(params, key);
+  if (value == nullptr) return false;
+  if (!value->is_bool()) {
+    refuse(tier::values::ValueError(field(key), text_of(*value), "expected true or false"));
+  }
+  return value->as_bool();
+}
+
 /// A process id field (1 to the kernel's PID_MAX_LIMIT), number or string.
 std::optional<pid_t> optional_pid(const json::object& params, const char* key) {
   const json::value* value = given(params, key);
@@ -191,8 +201,9 @@ void require_heat_access(const Peer& peer, int pid) {
 
 void Daemon::add_control_methods() {
   ControlServer& s = *server_;
-  s.add_method("status", Access::read,
-               [this](const json::value&, const Peer&) { return status_json(); });
+  s.add_method("status", Access::read, [this](const json::value& p, const Peer&) {
+    return status_json(optional_bool(params_object(p), "all_workloads"));
+  });
   s.add_method("topology", Access::read,
                [this](const json::value&, const Peer&) { return tier::to_json(*topology_); });
   s.add_method("workloads.list", Access::read,

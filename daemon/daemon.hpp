@@ -52,6 +52,10 @@ tier::Topology load_topology(const Config& config);
 /// "5 node(s), 3 memory tier(s)": what the log says of a topology.
 std::string topology_summary(const tier::Topology& topology);
 
+/// `status` details at most this many workloads unless asked for all
+/// (`"all_workloads": true`); `workloads.list` always lists every one.
+inline constexpr std::size_t kStatusWorkloads = 64;
+
 class Daemon {
  public:
   Daemon(const Options& options, Config config, ServiceNotifier& notifier);
@@ -98,7 +102,9 @@ class Daemon {
   void take_moves(std::vector<MoveOutcome> outcomes);
   void apply_move_to_residency(const MoveOutcome& outcome);
   void note_withheld(const std::vector<WithheldMove>& withheld);
-  boost::json::value placement_json() const;
+  /// Every workload's placement with `all_workloads`, else at most
+  /// kStatusWorkloads of them (workloads/listing.hpp).
+  boost::json::value placement_json(bool all_workloads) const;
   boost::json::object heat_json() const;
   /// A workload's resident bytes per tier rank from its last residency scan
   /// (nodes the topology does not know count in `total` only).
@@ -158,7 +164,7 @@ class Daemon {
   boost::json::value set_paused(bool paused);
 
   // --- status (status.cpp) ---
-  boost::json::value status_json() const;
+  boost::json::value status_json(bool all_workloads) const;
   std::string status_line() const;
   std::string serving_status(const std::string& note) const;
   std::string summary() const;

@@ -32,7 +32,7 @@ std::string Daemon::serving_status(const std::string& note) const {
   return text;
 }
 
-boost::json::value Daemon::status_json() const {
+boost::json::value Daemon::status_json(bool all_workloads) const {
   namespace json = boost::json;
   std::map<std::string, std::uint64_t> by_class{{"online", 0}, {"offline", 0}, {"default", 0}};
   for (const Workload& workload : registry_.workloads())
@@ -94,7 +94,7 @@ boost::json::value Daemon::status_json() const {
       {"topology_changes", topology_changes_},
       {"last_topology_change", topology_change_json()},
       {"kernel", std::move(kernel)},
-      {"placement", placement_json()},
+      {"placement", placement_json(all_workloads)},
       {"residency_scans",
        {{"scans", residency_scans_},
         {"seconds", residency_scan_seconds_},

@@ -154,14 +154,14 @@ CumulativeCounter& Metrics::cumulative(CounterFamily& family, const Labels& labe
 void Metrics::update_nodes(const tier::Topology& topology, const tier::MemorySnapshot& snapshot) {
   for (const tier::NodeMemory& memory : snapshot.nodes) {
     const tier::Node* node = topology.node(memory.node);
-    Labels labels{{"node", std::to_string(memory.node)},
-                  {"tier", node ? std::to_string(node->tier) : "unknown"},
-                  {"kind", node ? tier::to_string(node->kind) : "unknown"}};
+    const std::string id = std::to_string(memory.node);
+    const std::string tier = node ? std::to_string(node->tier) : "unknown";
+    const std::string kind = node ? tier::to_string(node->kind) : "unknown";
     const std::array<std::pair<const char*, std::uint64_t>, 3> states{
         {{"total", memory.total_bytes}, {"free", memory.free_bytes}, {"used", memory.used_bytes}}};
     for (const auto& [state, bytes] : states) {
-      labels["state"] = state;
-      node_memory_.set(labels, static_cast<double>(bytes));
+      node_memory_.set({{"kind", kind}, {"node", id}, {"state", state}, {"tier", tier}},
+                       static_cast<double>(bytes));
     }
   }
   node_memory_.prune();

@@ -8,6 +8,7 @@
 #include "tier/heat/collector.hpp"
 #include "tier/heat/selection.hpp"
 #include "tier/heat/sources.hpp"
+#include "workloads/listing.hpp"
 
 namespace tierd {
 
@@ -186,14 +187,20 @@ boost::json::object Daemon::heat_json() const {
   return heat;
 }
 
-boost::json::value Daemon::placement_json() const {
+boost::json::value Daemon::placement_json(bool all_workloads) const {
   namespace json = boost::json;
   auto tier_of = [this](unsigned node) {
     const tier::Node* known = topology_->node(node);
     return known ? known->tier : 0u;
   };
   json::array workloads;
-  for (const Workload& workload : registry_.workloads()) {
+  // Past kStatusWorkloads, the explicit ones and the largest discovered ones:
+  // building 2 000 took ~20 ms on the loop per request (1 MB of JSON).
+  const std::vector<const Workload*> listed = listed_workloads(
+      registry_.workloads(), all_workloads ? registry_.workloads().size() : kStatusWorkloads,
+      [this](const Workload& workload) { return residency_by_tier(workload.id).total; });
+  for (const Workload* entry : listed) {
+    const Workload& workload = *entry;
     json::object item{{"id", workload.id},
                       {"name", workload.name},
                       {"class", to_string(workload.workload_class)}};
@@ -246,6 +253,7 @@ boost::json::value Daemon::placement_json() const {
                       {"moves_withheld", moves_withheld_},
                       {"last_withheld_reason", last_withheld_reason_},
                       {"kernel_moves_since_start", std::move(kernel_moves)},
+                      {"workloads_omitted", registry_.workloads().size() - listed.size()},
                       {"workloads", std::move(workloads)}};
 }
 

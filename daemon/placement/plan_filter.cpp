@@ -31,6 +31,8 @@ std::uint64_t kernel_promotion_floor(const tier::policy::NodeState& node) {
 
 FilteredPlan filter_plan(KernelTiering mode, bool paused, const tier::policy::Plan& plan,
                          const tier::policy::Snapshot& snapshot) {
+  // Most ticks plan nothing: no index of every workload's regions for them.
+  if (plan.moves.empty()) return {};
   std::map<pid_t, std::vector<const tier::policy::Region*>> regions;
   for (const tier::policy::WorkloadState& w : snapshot.workloads) {
     for (const tier::policy::Region& r : w.regions) regions[r.pid].push_back(&r);

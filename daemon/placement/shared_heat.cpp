@@ -130,7 +130,9 @@ void SharedHeat::keep_processes(const std::vector<pid_t>& pids) {
     config.tracked_bytes = std::max(kMinTrackedBytes, bytes_of(tracked));
     Process& process =
         processes_
-            .emplace(pid, Process{tier::heat::HeatMap(config), {}, {}, 0, false, false, {}, {}, 0})
+            .emplace(
+                pid,
+                Process{tier::heat::HeatMap(config), {}, {}, 0, false, false, {}, {}, 0, {}, false})
             .first->second;
     process.maps = root_->read("/proc/" + std::to_string(pid) + "/maps").value_or("");
     process.tracked = std::move(tracked);
@@ -198,6 +200,12 @@ std::vector<tier::policy::Region> SharedHeat::regions(tier::MemorySyscalls& sysc
     if (found == processes_.end()) continue;
     Process& p = found->second;
     const bool census = census_due(pid, p);
+    const bool idle = p.epoch_samples == 0 && p.map.scored_granules() == 0;
+    if (!census && idle && p.idle_cached) {
+      out.insert(out.end(), p.idle_regions.begin(), p.idle_regions.end());
+      continue;
+    }
+    p.idle_cached = false;
     if (census) refresh_tracked(pid, p);
     std::vector<tier::policy::Region> regions =
         chunk_regions(pid, p.tracked, p.map.granule_scores(), p.activity);
@@ -216,6 +224,10 @@ std::vector<tier::policy::Region> SharedHeat::regions(tier::MemorySyscalls& sysc
         r.node = node->second;
         return false;
       });
+    }
+    if (idle) {
+      p.idle_regions = regions;
+      p.idle_cached = true;
     }
     out.insert(out.end(), regions.begin(), regions.end());
   }

@@ -104,6 +104,11 @@ class SharedHeat {
     std::map<std::uint64_t, int> chunk_node;  // chunk start -> node at the census
     std::string maps;                         // /proc/PID/maps when `tracked` was read
     std::uint64_t unchanged_censuses = 0;     // censuses since, with the same maps
+    // The regions of the last regions() call, when the process had neither
+    // heat nor samples then: until it has either or a census is due, its
+    // regions are the same (a server's thousands of idle processes).
+    std::vector<tier::policy::Region> idle_regions;
+    bool idle_cached = false;
   };
   bool census_due(pid_t pid, const Process& process) const;
   void keep_processes(const std::vector<pid_t>& pids);

@@ -1,13 +1,17 @@
 // Discovery's survey of the machine (discovery.hpp) and the inferred classes.
 //
-// Cost per survey: by process, one /proc/PID/statm read per process and a
-// stat read for those at the floor that are new (or every kRestatEvery
-// surveys, with a memo); by cgroup, one directory listing per
+// Cost per survey, by process: a listing of /proc every kListEvery surveys
+// (in between, a status read per new pid: SurveyMemo::last_pid); a statm
+// read per young process and per settled one whose turn it is (1 in
+// kStatmEvery; every process without a memo), a stat of /proc/PID for the
+// sizeable ones in between; a stat read for those at the floor that are new
+// (or every kRestatEvery surveys). By cgroup: one directory listing per
 // cgroup and a memory.stat read per leaf (statm reads of its processes only
 // where the memory controller is not enabled), plus statm reads of the root
 // cgroup's processes (mostly kernel threads: 0 bytes, no stat read).
 #include "workloads/discovery.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 #include "workloads/cgroup_fs.hpp"
@@ -57,6 +61,51 @@ std::optional<std::uint64_t> cgroup_memory(const tier::SysRoot& root, const std:
   return sum;
 }
 
+// The kernel's last allocated pid: the fifth field of /proc/loadavg
+// ("0.20 0.18 0.12 1/80 11206").
+std::optional<pid_t> last_pid(const tier::SysRoot& root) {
+  auto text = root.read("/proc/loadavg");
+  if (!text) return std::nullopt;
+  const std::size_t space = text->rfind(' ');
+  if (space == std::string::npos) return std::nullopt;
+  auto value = to_long(std::string_view(*text).substr(space + 1));
+  if (!value || *value <= 0) return std::nullopt;
+  return static_cast<pid_t>(*value);
+}
+
+// The processes a process survey reads (SurveyMemo::last_pid): all of /proc
+// without a memo, at every kListEvery-th survey and when the new pids cannot
+// be told; in between, those the last survey read and the new processes.
+std::vector<pid_t> processes_to_read(const tier::SysRoot& root, SurveyMemo* memo) {
+  std::vector<pid_t> pids;
+  const std::optional<pid_t> now = last_pid(root);
+  const std::optional<pid_t> before = memo != nullptr ? memo->last_pid : std::nullopt;
+  if (memo != nullptr) memo->last_pid = now;
+  if (memo != nullptr && now && before && *now != *before) {
+    // A pid allocated since the last survey that the memo knows was reused:
+    // its process is read afresh (a new start time drops the old workload).
+    const auto allocated = [&](pid_t pid) {
+      return *now > *before ? pid > *before && pid <= *now : pid > *before || pid <= *now;
+    };
+    std::erase_if(memo->anon, [&](const auto& entry) { return allocated(entry.first); });
+    std::erase_if(memo->processes, [&](const auto& entry) { return allocated(entry.first); });
+  }
+  if (memo == nullptr || !now || !before || *now < *before || *now - *before > kMaxNewPids ||
+      memo->surveys % kListEvery == 0) {
+    for (const std::string& entry : root.list("/proc")) {
+      if (auto pid = detail::parse_pid(entry)) pids.push_back(*pid);
+    }
+    return pids;
+  }
+  for (const auto& [pid, anon] : memo->anon) pids.push_back(pid);
+  for (pid_t pid = *before + 1; pid <= *now; ++pid) {
+    if (auto tgid = detail::read_tgid(root, pid); tgid && *tgid == pid) pids.push_back(pid);
+  }
+  std::sort(pids.begin(), pids.end());
+  pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
+  return pids;
+}
+
 class Surveyor {
  public:
   Surveyor(const tier::SysRoot& root, std::uint64_t floor, pid_t self, std::uint64_t page,
@@ -66,7 +115,7 @@ class Surveyor {
   void process(pid_t pid) {
     if (pid == self_) return;
     ++survey_.processes;
-    auto anon = detail::read_anon_bytes(root_, pid, page_);
+    auto anon = anon_bytes(pid);
     if (!anon || *anon < floor_) return;
     const ProcessMemo* known = remembered(pid);
     if (known == nullptr) return;  // exited, a zombie or a kernel thread
@@ -79,9 +128,13 @@ class Surveyor {
     survey_.units.push_back(std::move(unit));
   }
 
-  // The memo keeps only the processes this survey found sizeable.
+  // The memo keeps only the processes this survey found sizeable, and the
+  // statm figures of those it listed.
   void finish_memo() {
-    if (memo_ != nullptr) memo_->processes = std::move(next_memo_);
+    if (memo_ == nullptr) return;
+    memo_->processes = std::move(next_memo_);
+    memo_->anon = std::move(next_anon_);
+    ++memo_->surveys;
   }
 
   // Depth first: a leaf is a unit; the processes of the root and of inner
@@ -122,6 +175,26 @@ class Surveyor {
   Survey& result() { return survey_; }
 
  private:
+  // The process's anonymous memory: read now when it is young or its turn
+  // has come (SurveyMemo::anon), else as last read.
+  std::optional<std::uint64_t> anon_bytes(pid_t pid) {
+    if (memo_ == nullptr) return detail::read_anon_bytes(root_, pid, page_);
+    const std::uint64_t now = memo_->surveys;
+    AnonMemo kept{0, now};
+    if (auto found = memo_->anon.find(pid); found != memo_->anon.end()) kept = found->second;
+    const bool young = now - kept.first_survey < kYoungSurveys;
+    const bool turn = (now + static_cast<std::uint64_t>(pid)) % kStatmEvery == 0;
+    if (young || turn) {
+      auto read = detail::read_anon_bytes(root_, pid, page_);
+      if (!read) return std::nullopt;  // exited: forgotten
+      kept.bytes = *read;
+    } else if (kept.bytes >= floor_ && !root_.process_exists(pid)) {
+      return std::nullopt;  // a workload's process is seen gone in the epoch it exits
+    }
+    next_anon_[pid] = kept;
+    return kept.bytes;
+  }
+
   // The process's stat as of at most kRestatEvery surveys ago; null when it
   // is not a placeable process (now).
   const ProcessMemo* remembered(pid_t pid) {
@@ -146,6 +219,7 @@ class Surveyor {
   std::uint64_t page_;
   SurveyMemo* memo_;
   std::map<pid_t, ProcessMemo> next_memo_;
+  std::map<pid_t, AnonMemo> next_anon_;
   Survey survey_;
 };
 
@@ -230,9 +304,7 @@ Survey survey(const tier::SysRoot& root, DiscoverMode mode, std::uint64_t floor_
     if (unified) surveyor.cgroup_tree(mount, true);
     return surveyor.take();
   }
-  for (const std::string& entry : root.list("/proc")) {
-    if (auto pid = detail::parse_pid(entry)) surveyor.process(*pid);
-  }
+  for (pid_t pid : processes_to_read(root, memo)) surveyor.process(pid);
   return surveyor.take();
 }
 

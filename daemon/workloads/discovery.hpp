@@ -63,10 +63,37 @@ struct ProcessMemo {
   ClassGuess guess;
   unsigned age = 0;  // surveys since the stat was read
 };
+/// A process's anonymous memory as a survey last read it (statm).
+struct AnonMemo {
+  std::uint64_t bytes = 0;
+  std::uint64_t first_survey = 0;  // the survey that first listed the pid
+};
 struct SurveyMemo {
   std::map<pid_t, ProcessMemo> processes;
+  /// Every listed process's last statm figure: a survey re-reads a process
+  /// in its first kYoungSurveys surveys, then every kStatmEvery surveys
+  /// (spread by pid), so that the reads per survey do not grow with a
+  /// machine's thousands of settled processes. A process that grows past the
+  /// floor late in its life is found within kStatmEvery surveys; a new one
+  /// within the survey that first lists it or the next kYoungSurveys.
+  std::map<pid_t, AnonMemo> anon;
+  std::uint64_t surveys = 0;
+  /// The kernel's last allocated pid at the last survey (/proc/loadavg's
+  /// fifth field): the surveys between two full listings of /proc (every
+  /// kListEvery) take the processes known at the last one plus the new pids
+  /// since, each checked to be a process (Tgid = pid), not a thread. Listing
+  /// /proc walks every task in the kernel (15 % of tierd's CPU with 2 000
+  /// processes); a wrap of the pid counter or more than kMaxNewPids new pids
+  /// lists it at once. A known pid among the new ones was reused: its memo
+  /// entries are dropped, so its new process is read (and told apart by its
+  /// start time) in that survey.
+  std::optional<pid_t> last_pid;
 };
 inline constexpr unsigned kRestatEvery = 10;
+inline constexpr std::uint64_t kStatmEvery = 8;
+inline constexpr std::uint64_t kYoungSurveys = 4;
+inline constexpr std::uint64_t kListEvery = 8;
+inline constexpr pid_t kMaxNewPids = 4096;
 
 /// Every unit with at least `floor_bytes` of anonymous memory; `self` is left
 /// out; `page_bytes` is the kernel's page size (statm counts pages). With a

@@ -1,7 +1,8 @@
 // Registry: the configured side — parent-cgroup watches and process-name
 // rules — and the periodic liveness pass (refresh).
 //
-// Cost per refresh: one /proc/PID/stat read per process workload, one
+// Cost per refresh: one /proc/PID/stat read per process workload (but the
+// discovered ones: discovery's survey follows those), one
 // directory check per cgroup workload, one directory listing per watch, and
 // a /proc scan (one stat read per process, an exe readlink when its comm
 // matches no rule) only when rules are configured.
@@ -107,22 +108,16 @@ void Registry::refresh_pid_workloads(std::vector<DroppedWorkload>& dropped) {
   }
   for (std::size_t i = 0; i < workloads_.size();) {
     Workload& workload = workloads_[i];
-    if (!workload.pid) {
+    // Discovered processes are discovery's: its survey lists /proc each
+    // epoch and drops the ones gone, without a stat read of each of a
+    // server's thousands (refresh_discovered, SurveyMemo).
+    if (!workload.pid || workload.source == WorkloadSource::discovered) {
       ++i;
       continue;
     }
     pid_t pid = *workload.pid;
     std::string pid_text = std::to_string(pid);
     auto stat = detail::read_proc_stat(root_, pid);
-    // The stat just read is also what discovery's survey needs of this pid:
-    // kept for it (a reused pid then comes back under its new identity).
-    if (survey_memo_ && workload.source == WorkloadSource::discovered) {
-      if (stat && !stat->exited()) {
-        survey_memo_->processes[pid] = {stat->comm, stat->start_time, class_of_process(*stat), 0};
-      } else {
-        survey_memo_->processes.erase(pid);
-      }
-    }
     if (!stat || stat->exited()) {
       drop_at(i, "process " + pid_text + " exited", dropped);
       continue;

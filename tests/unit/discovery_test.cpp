@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include <algorithm>
 #include <boost/json.hpp>
@@ -20,6 +21,7 @@
 #include <map>
 
 #include "workloads/discovery.hpp"
+#include "workloads/listing.hpp"
 #include "workloads/procfs.hpp"
 #include "workloads/registry.hpp"
 #include "workloads_fixture.hpp"
@@ -129,6 +131,32 @@ TEST(Discovery, ASizeableProcessesStatIsReadOnceEveryFewSurveys) {
   EXPECT_TRUE(tierd::survey(sys.root(), DiscoverMode::processes, floor, kSelf, 4096).units.empty());
 }
 
+// At fleet scale a settled process's statm is read in its turn only (1 in
+// kStatmEvery surveys, spread by pid); a young one every survey. With its
+// statm unreadable, a settled sizeable process is still a unit by its last
+// figure until its turn comes.
+TEST(Discovery, ASettledProcessesStatmIsReadInItsTurn) {
+  FakeSystem sys;
+  sys.add_process(proc(101).named("cache").anon_mib(128));
+  tierd::SurveyMemo memo;
+  const std::uint64_t floor = std::uint64_t{64} << 20;
+  auto units = [&] {
+    return tierd::survey(sys.root(), DiscoverMode::processes, floor, kSelf, 4096, &memo)
+        .units.size();
+  };
+  for (std::uint64_t i = 0; i < tierd::kYoungSurveys; ++i) ASSERT_EQ(units(), 1u) << i;
+  std::filesystem::remove(sys.host("/proc/101/statm"));
+  unsigned kept = 0;
+  while (units() == 1u) {
+    ++kept;
+    ASSERT_LT(kept, tierd::kStatmEvery) << "never read again";
+  }
+  EXPECT_GE(kept, 1u);  // pid 101's turn is not the first settled survey
+  // A young process is read at once: found in the survey that first lists it.
+  sys.add_process(proc(102).named("new").anon_mib(128));
+  EXPECT_EQ(units(), 1u);
+}
+
 TEST(Discovery, ClassFromTheProcessesOwnSchedulingSignals) {
   FakeSystem sys;
   sys.add_process(proc(100).named("make").anon_mib(100).niced(10));
@@ -151,14 +179,22 @@ TEST(Discovery, ClassFromTheProcessesOwnSchedulingSignals) {
   EXPECT_EQ(got["audio"].first, WorkloadClass::online);
   EXPECT_EQ(got["web"].first, WorkloadClass::normal);
 
-  // A renice shows at the next pass.
+  // A renice shows when the process's stat is read again: within
+  // kRestatEvery passes (the survey's memo spares a fleet server's thousands
+  // of stat reads every epoch).
   sys.add_process(proc(105).named("web").anon_mib(100).niced(5));
-  registry.refresh(1);
-  for (const Workload& w : registry.workloads()) {
-    if (w.name == "web") {
-      EXPECT_EQ(w.workload_class, WorkloadClass::offline);
+  auto web_class = [&] {
+    for (const Workload& w : registry.workloads()) {
+      if (w.name == "web") return w.workload_class;
     }
+    return WorkloadClass::normal;
+  };
+  unsigned passes = 0;
+  while (web_class() != WorkloadClass::offline && passes < tierd::kRestatEvery) {
+    registry.refresh(1 + passes);
+    ++passes;
   }
+  EXPECT_EQ(web_class(), WorkloadClass::offline) << "after " << passes << " passes";
 }
 
 TEST(Discovery, KeptAboveHalfTheThresholdDroppedBelowExitedAndReusedDropped) {
@@ -166,6 +202,10 @@ TEST(Discovery, KeptAboveHalfTheThresholdDroppedBelowExitedAndReusedDropped) {
   sys.add_process(proc(100).named("a").anon_mib(128));
   sys.add_process(proc(101).named("b").anon_mib(128));
   sys.add_process(proc(102).named("c").anon_mib(128));
+  auto last_pid = [&](pid_t pid) {
+    std::ofstream(sys.host("/proc/loadavg")) << "0.20 0.18 0.12 1/80 " << pid << "\n";
+  };
+  last_pid(102);
   Registry registry(sys.root());
   registry.configure_discovery(discover(DiscoverMode::processes));
   ASSERT_EQ(registry.refresh(0).added.size(), 3u);
@@ -184,8 +224,10 @@ TEST(Discovery, KeptAboveHalfTheThresholdDroppedBelowExitedAndReusedDropped) {
   sys.add_process(proc(101).named("b").anon_mib(40));
   EXPECT_TRUE(registry.refresh(2).added.empty());
 
-  // The pid reused by a new process: the old workload goes, the new one is found.
+  // The pid reused by a new process (the kernel's pid counter wrapped to
+  // 100): the old workload goes, the new one is found.
   sys.add_process(proc(100).named("a2").anon_mib(128).started(7777));
+  last_pid(100);
   result = registry.refresh(3);
   EXPECT_EQ(reason_for(result, "found:100"), "pid 100 reused by another process");
   ASSERT_EQ(result.added.size(), 1u);
@@ -436,6 +478,75 @@ TEST(Discovery, ModeWords) {
   }
   EXPECT_FALSE(tierd::parse_discover_mode("automatic"));
   EXPECT_FALSE(tierd::parse_discover_mode(""));
+}
+
+// Between two full listings of /proc (every kListEvery surveys) a survey
+// reads the processes it knew and the new pids since the last one
+// (/proc/loadavg's last pid), each checked to be a process, not a thread.
+TEST(Discovery, NewPidsFromTheLastPidBetweenListings) {
+  FakeSystem sys;
+  auto last_pid = [&](pid_t pid) {
+    std::ofstream(sys.host("/proc/loadavg")) << "0.20 0.18 0.12 1/80 " << pid << "\n";
+  };
+  sys.add_process(proc(100).named("first").anon_mib(128));
+  last_pid(100);
+  tierd::SurveyMemo memo;
+  const std::uint64_t floor = std::uint64_t{64} << 20;
+  auto names = [&] {
+    std::vector<std::string> out;
+    for (const auto& unit :
+         tierd::survey(sys.root(), DiscoverMode::processes, floor, kSelf, 4096, &memo).units) {
+      out.push_back(unit.name);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(names(), (V{"first"}));  // the first survey lists /proc
+  sys.add_process(proc(101).named("second").anon_mib(128));
+  sys.add_process(proc(102).named("worker").anon_mib(128).thread_of(100));
+  last_pid(102);
+  EXPECT_EQ(names(), (V{"first", "second"}));  // 101 probed; 102 is a thread
+  // A pid the last-pid window does not cover waits for the next listing.
+  sys.add_process(proc(90).named("late").anon_mib(128));
+  std::uint64_t surveys = 2;
+  for (; surveys % tierd::kListEvery != 0; ++surveys) {
+    EXPECT_EQ(names(), (V{"first", "second"})) << "survey " << surveys;
+  }
+  EXPECT_THAT(names(), ::testing::Contains("late"));  // found by the listing
+}
+
+// `status` details at most a limit of workloads: every explicit one, then
+// the largest discovered ones, in registry order; all of them under the limit.
+TEST(Listing, ExplicitOnesAndTheLargestDiscoveredOnesInRegistryOrder) {
+  std::vector<Workload> workloads;
+  std::map<std::string, std::uint64_t> resident;
+  auto add = [&](const std::string& id, WorkloadSource source, std::uint64_t mib) {
+    Workload w;
+    w.id = id;
+    w.source = source;
+    workloads.push_back(w);
+    resident[id] = mib << 20;
+  };
+  add("found:1", WorkloadSource::discovered, 10);
+  add("pid:2", WorkloadSource::api, 1);
+  add("found:3", WorkloadSource::discovered, 300);
+  add("found:4", WorkloadSource::discovered, 20);
+  add("rule:5", WorkloadSource::rule, 0);
+  add("found:6", WorkloadSource::discovered, 300);
+  auto ids = [&](std::size_t limit) {
+    std::vector<std::string> out;
+    for (const Workload* w : tierd::listed_workloads(
+             workloads, limit, [&](const Workload& one) { return resident.at(one.id); })) {
+      out.push_back(w->id);
+    }
+    return out;
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(ids(6), (V{"found:1", "pid:2", "found:3", "found:4", "rule:5", "found:6"}));
+  EXPECT_EQ(ids(4), (V{"pid:2", "found:3", "rule:5", "found:6"}));
+  EXPECT_EQ(ids(3), (V{"pid:2", "found:3", "rule:5"}));  // a tie: registry order
+  EXPECT_EQ(ids(1), (V{"pid:2", "rule:5"}));             // explicit ones are always listed
 }
 
 }  // namespace

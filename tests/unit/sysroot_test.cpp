@@ -1,5 +1,8 @@
 #include "tier/posix/sysroot.hpp"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -53,6 +56,30 @@ TEST_F(SysRootTest, ResolvesRelativeLinksAsKernelPaths) {
 TEST(SysRootLive, SlashIsLive) {
   EXPECT_TRUE(SysRoot("/").is_live());
   EXPECT_EQ(SysRoot("/").path("/proc/meminfo"), fs::path("/proc/meminfo"));
+}
+
+TEST_F(SysRootTest, ProcessExistsInATreeByItsProcDirectory) {
+  fs::create_directories(dir_ / "proc/77");
+  SysRoot root(dir_);
+  EXPECT_TRUE(root.process_exists(77));
+  EXPECT_FALSE(root.process_exists(78));
+  EXPECT_FALSE(root.process_exists(0));
+}
+
+TEST(SysRootLive, ProcessExistsTillItIsReaped) {
+  const SysRoot root("/");
+  EXPECT_TRUE(root.process_exists(::getpid()));
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) ::_exit(0);
+  // Exited but not reaped: a zombie still exists (its pid is not reusable).
+  siginfo_t info{};
+  ASSERT_EQ(::waitid(P_PID, static_cast<id_t>(child), &info, WEXITED | WNOWAIT), 0);
+  EXPECT_TRUE(root.process_exists(child));
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_FALSE(root.process_exists(child));
+  EXPECT_FALSE(root.process_exists(-1));
 }
 
 }  // namespace

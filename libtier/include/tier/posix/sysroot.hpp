@@ -29,6 +29,10 @@ class SysRoot {
   std::filesystem::path path(std::string_view kernel_path) const;
 
   bool exists(std::string_view kernel_path) const;
+  /// Whether process `pid` exists (a zombie does): on the live system by
+  /// kill(pid, 0), which costs no procfs lookup (tierd asks it of thousands
+  /// of processes every epoch), else whether /proc/PID is in the tree.
+  bool process_exists(int pid) const;
   /// Whole file with trailing whitespace removed; nullopt when unreadable.
   std::optional<std::string> read(std::string_view kernel_path) const;
   /// Whole file as bytes, untouched (binary tables); nullopt when unreadable.
