@@ -1,14 +1,13 @@
 // Discovery's survey of the machine (discovery.hpp) and the inferred classes.
 //
-// Cost per survey, by process: a listing of /proc every kListEvery surveys
-// (in between, a status read per new pid: SurveyMemo::last_pid); a statm
-// read per young process and per settled one whose turn it is (1 in
-// kStatmEvery; every process without a memo), a kill(pid, 0) for the
-// sizeable ones in between (SysRoot::process_exists); a stat read for those at the floor that are
-// new (or every kRestatEvery surveys). By cgroup: one directory listing per cgroup and a
-// memory.stat read per leaf (statm reads of its processes only where the memory controller is not
-// enabled), plus statm reads of the root cgroup's processes (mostly kernel threads: 0 bytes, no
-// stat read).
+// Cost per survey, by process: a listing of /proc every kListEvery surveys (in between, a
+// status read per new pid: SurveyMemo::last_pid); a statm read per young process and per
+// settled one whose turn it is (1 in kStatmEvery; every process without a memo), a kill(pid, 0)
+// for the sizeable ones in between (SysRoot::process_exists); a stat read for those at the
+// floor that are new (or every kRestatEvery surveys). By cgroup: one directory listing per
+// cgroup and a memory.stat read per leaf (statm reads of its processes only where the memory
+// controller is not enabled), plus statm reads of the root cgroup's processes (mostly kernel
+// threads: 0 bytes, no stat read).
 #include "workloads/discovery.hpp"
 
 #include <algorithm>
