@@ -34,6 +34,15 @@ std::vector<tier::heat::AddressRange> mappings(const tier::SysRoot& root, pid_t 
   return ranges;
 }
 
+// /proc/PID/maps as a hash (0 when unreadable): kept per process to tell
+// whether its mappings changed, at 8 bytes instead of the text's kilobytes
+// (thousands of processes under discovery).
+std::size_t maps_hash(const tier::SysRoot& root, pid_t pid) {
+  const std::optional<std::string> maps = root.read("/proc/" + std::to_string(pid) + "/maps");
+  if (!maps || maps->empty()) return 0;
+  return std::hash<std::string>{}(*maps) | 1;  // never 0
+}
+
 std::uint64_t bytes_of(const std::vector<tier::heat::AddressRange>& ranges) {
   std::uint64_t sum = 0;
   for (const auto& r : ranges) sum += r.end - r.start;
@@ -134,7 +143,7 @@ void SharedHeat::keep_processes(const std::vector<pid_t>& pids) {
                 pid,
                 Process{tier::heat::HeatMap(config), {}, {}, 0, false, false, {}, {}, 0, {}, false})
             .first->second;
-    process.maps = root_->read("/proc/" + std::to_string(pid) + "/maps").value_or("");
+    process.maps_hash = maps_hash(*root_, pid);
     process.tracked = std::move(tracked);
     process.map.set_tracked_ranges(process.tracked);
   }
@@ -145,9 +154,11 @@ void SharedHeat::keep_processes(const std::vector<pid_t>& pids) {
 // machine under the latency model, and a census comes every epoch with
 // samples. /proc/PID/maps walks none, so it decides whether smaps is needed.
 void SharedHeat::refresh_tracked(pid_t pid, Process& process) const {
-  std::string maps = root_->read("/proc/" + std::to_string(pid) + "/maps").value_or("");
-  if (!maps.empty() && maps == process.maps && ++process.unchanged_censuses < kSmapsEvery) return;
-  process.maps = std::move(maps);
+  const std::size_t maps = maps_hash(*root_, pid);
+  if (maps != 0 && maps == process.maps_hash && ++process.unchanged_censuses < kSmapsEvery) {
+    return;
+  }
+  process.maps_hash = maps;
   process.unchanged_censuses = 0;
   process.tracked = mappings(*root_, pid);
   process.map.set_tracked_ranges(process.tracked);

@@ -102,7 +102,7 @@ class SharedHeat {
     bool counted = false;                     // has had a census
     bool moved = false;                       // tierd moved pages since the census
     std::map<std::uint64_t, int> chunk_node;  // chunk start -> node at the census
-    std::string maps;                         // /proc/PID/maps when `tracked` was read
+    std::size_t maps_hash = 0;                // of /proc/PID/maps when `tracked` was read
     std::uint64_t unchanged_censuses = 0;     // censuses since, with the same maps
     // The regions of the last regions() call, when the process had neither
     // heat nor samples then: until it has either or a census is due, its
