@@ -22,7 +22,8 @@
 
 namespace tierd {
 
-inline constexpr std::uint64_t kChunkBytes = std::uint64_t{2} << 20;
+inline constexpr unsigned kChunkShift = 21;
+inline constexpr std::uint64_t kChunkBytes = std::uint64_t{1} << kChunkShift;  // 2 MiB
 
 /// What one chunk saw: samples this epoch and the time of the last one.
 struct ChunkActivity {
