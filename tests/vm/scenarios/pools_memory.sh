@@ -89,6 +89,17 @@ node_free_mib() {
 }
 group=/sys/fs/cgroup/tier/shared-offline
 
+# wait_ready WHAT FILE PID SECS ERRFILE: until hotset wrote its ready FILE;
+# fails the scenario if PID exited first or SECS passed.
+wait_ready() {
+  i=0
+  until [ -f "$2" ]; do
+    i=$((i + 1)); [ $i -lt $(($4 * 10)) ] || { echo "$1 hotset not ready in $4 s" >&2; exit 1; }
+    kill -0 "$3" 2>/dev/null || { echo "$1 hotset exited" >&2; cat "$5" >&2; exit 1; }
+    sleep 0.1
+  done
+}
+
 # 1. The offline filler: node 0's free memory less 160 MiB, in whole MiB.
 fill=$(( $(node_free_mib 0) - 160 ))
 echo "node0 free before $(node_free_mib 0) MiB, offline fill ${fill} MiB" >events
@@ -96,12 +107,7 @@ tierctl --socket $SOCK run --class offline --pool shared -- \
   hotset --size "${fill}M" --hot 8M --node 0 --policy first-touch --threads 1 --duration 600 \
   --ready-file off.ready >off.out 2>off.err &
 OFF=$!
-i=0
-until [ -f off.ready ]; do
-  i=$((i + 1)); [ $i -lt 1200 ] || { echo "offline hotset not ready" >&2; exit 1; }
-  kill -0 $OFF 2>/dev/null || { echo "offline hotset exited" >&2; cat off.err >&2; exit 1; }
-  sleep 0.1
-done
+wait_ready offline off.ready $OFF 120 off.err
 echo "offline_ready $(up) node0_free $(node_free_mib 0)" >>events
 offpid=$(sed -n 's/.*"pid":\([0-9]*\).*/\1/p' off.out | head -1)
 
@@ -122,15 +128,10 @@ tierctl --socket $SOCK run --class online --pool numa:0 -- \
   --ready-file on.ready --start-file on.start >on.out 2>on.err &
 ON=$!
 echo "online_start $(up)" >>events
-# Its accesses (and the census) start once the buffer is placed: until then
-# tierd has no heat to promote by, so the census's first line is the share
-# as placed, whatever tierd's trigger did meanwhile.
-i=0
-until [ -f on.ready ]; do
-  i=$((i + 1)); [ $i -lt 3000 ] || { echo "online hotset not ready in 300 s" >&2; exit 1; }
-  kill -0 $ON 2>/dev/null || { echo "online hotset exited" >&2; cat on.err >&2; exit 1; }
-  sleep 0.1
-done
+# Its accesses (and the census) start once the buffer is placed; what tierd
+# promoted while hotset first-touched it (the faults are heat too) is in the
+# share as placed, the census's first line.
+wait_ready online on.ready $ON 300 on.err
 touch on.start
 echo "online_accessing $(up)" >>events
 
