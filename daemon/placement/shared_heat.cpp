@@ -143,12 +143,7 @@ void SharedHeat::keep_processes(const std::vector<pid_t>& pids) {
     // regions, not the pages. With 4 KiB granules a 768 MiB workload's
     // regions cost 0.5-0.8 s of a vCPU per epoch under the latency model.
     config.min_granule_shift = kChunkShift;
-    Process& process =
-        processes_
-            .emplace(
-                pid,
-                Process{tier::heat::HeatMap(config), {}, {}, 0, false, false, {}, {}, 0, {}, false})
-            .first->second;
+    Process& process = processes_.emplace(pid, Process(tier::heat::HeatMap(config))).first->second;
     process.maps_hash = maps_hash(*root_, pid);
     process.tracked = std::move(tracked);
     process.map.set_tracked_ranges(process.tracked);
@@ -218,11 +213,11 @@ std::vector<tier::policy::Region> SharedHeat::regions(tier::MemorySyscalls& sysc
     Process& p = found->second;
     const bool census = census_due(pid, p);
     const bool idle = p.epoch_samples == 0 && p.map.scored_granules() == 0;
-    if (!census && idle && p.idle_cached) {
-      out.insert(out.end(), p.idle_regions.begin(), p.idle_regions.end());
+    if (!census && idle && p.idle_regions) {
+      out.insert(out.end(), p.idle_regions->begin(), p.idle_regions->end());
       continue;
     }
-    p.idle_cached = false;
+    p.idle_regions.reset();
     if (census) refresh_tracked(pid, p);
     std::vector<tier::policy::Region> regions =
         chunk_regions(pid, p.tracked, p.map.granule_scores(), p.activity);
@@ -242,10 +237,7 @@ std::vector<tier::policy::Region> SharedHeat::regions(tier::MemorySyscalls& sysc
         return false;
       });
     }
-    if (idle) {
-      p.idle_regions = regions;
-      p.idle_cached = true;
-    }
+    if (idle) p.idle_regions = regions;
     out.insert(out.end(), regions.begin(), regions.end());
   }
   return out;

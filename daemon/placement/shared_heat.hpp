@@ -32,7 +32,9 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "heat_regions.hpp"
@@ -95,6 +97,7 @@ class SharedHeat {
 
  private:
   struct Process {
+    explicit Process(tier::heat::HeatMap heat_map) : map(std::move(heat_map)) {}
     tier::heat::HeatMap map;
     std::vector<tier::heat::AddressRange> tracked;
     ActivityMap activity;
@@ -107,8 +110,7 @@ class SharedHeat {
     // The regions of the last regions() call, when the process had neither
     // heat nor samples then: until it has either or a census is due, its
     // regions are the same (a server's thousands of idle processes).
-    std::vector<tier::policy::Region> idle_regions;
-    bool idle_cached = false;
+    std::optional<std::vector<tier::policy::Region>> idle_regions;
   };
   bool census_due(pid_t pid, const Process& process) const;
   void keep_processes(const std::vector<pid_t>& pids);

@@ -108,9 +108,9 @@ void Registry::refresh_pid_workloads(std::vector<DroppedWorkload>& dropped) {
   }
   for (std::size_t i = 0; i < workloads_.size();) {
     Workload& workload = workloads_[i];
-    // Discovered processes are discovery's: its survey lists /proc each
-    // epoch and drops the ones gone, without a stat read of each of a
-    // server's thousands (refresh_discovered, SurveyMemo).
+    // Discovered processes are discovery's: its survey drops the ones gone
+    // (a kill(pid, 0) or a failed statm read) without a stat read of each of
+    // a server's thousands every epoch (refresh_discovered, SurveyMemo).
     if (!workload.pid || workload.source == WorkloadSource::discovered) {
       ++i;
       continue;

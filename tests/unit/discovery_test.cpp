@@ -514,6 +514,12 @@ TEST(Discovery, NewPidsFromTheLastPidBetweenListings) {
     EXPECT_EQ(names(), (V{"first", "second"})) << "survey " << surveys;
   }
   EXPECT_THAT(names(), ::testing::Contains("late"));  // found by the listing
+  // A settled sizeable process that exits is gone from the next survey,
+  // though that survey neither lists /proc nor reads its statm (pid 100's
+  // turn comes at survey 12): SysRoot::process_exists, /proc/PID in this
+  // tree, kill(pid, 0) on a live system.
+  sys.remove_process(100);
+  EXPECT_THAT(names(), ::testing::Not(::testing::Contains("first")));
 }
 
 // `status` details at most a limit of workloads: every explicit one, then
