@@ -48,6 +48,25 @@ void render_topology_change(std::ostream& out, const json::value& status) {
 
 // Per workload: where its memory is, how much of it (and of its sampled
 // accesses) is on the fast tier, what tierd moved and why.
+// "discovery:   auto, 12 found at 64 MiB or more among 340 processes".
+void render_discovery(std::ostream& out, const json::value* discovery) {
+  if (discovery == nullptr || !discovery->is_object()) return;
+  out << "discovery:   " << text(field(discovery, "mode"));
+  const json::value* active = field(discovery, "active");
+  const json::value* idle = field(discovery, "idle_reason");
+  if (idle != nullptr && idle->is_string() && !idle->get_string().empty()) {
+    out << ", idle: " << text(idle);
+  } else if (active != nullptr && active->is_bool() && active->get_bool()) {
+    const json::value* by_cgroup = field(discovery, "by_cgroup");
+    const bool cgroups = by_cgroup != nullptr && by_cgroup->is_bool() && by_cgroup->get_bool();
+    out << ", " << text(field(discovery, "found")) << " found at "
+        << human_bytes(field(discovery, "min_bytes")) << " or more among "
+        << text(field(discovery, cgroups ? "cgroups" : "processes"))
+        << (cgroups ? " leaf cgroups" : " processes");
+  }
+  out << "\n";
+}
+
 void render_placement(std::ostream& out, const json::value* placement) {
   if (placement == nullptr || !placement->is_object()) return;
   out << "placement:   kernel_tiering " << text(field(placement, "kernel_tiering"))
@@ -59,6 +78,10 @@ void render_placement(std::ostream& out, const json::value* placement) {
     out << " (last: " << text(withheld) << ")";
   }
   out << "\n";
+  const json::value* why = field(placement, "kernel_tiering_why");
+  if (why != nullptr && why->is_string() && !why->get_string().empty()) {
+    out << "  " << text(why) << "\n";
+  }
   // Which source "auto" resolves to here, and why the ones before it were not.
   if (text(field(placement, "heat_source")) == "auto") {
     const std::string picked = text(field(placement, "heat_source_picked"));
@@ -168,6 +191,7 @@ void render_status(std::ostream& out, const json::value& status) {
       << text(field(workloads, "online")) << ", offline " << text(field(workloads, "offline"))
       << ", default " << text(field(workloads, "default")) << "), "
       << text(field(workloads, "dropped_total")) << " dropped\n";
+  render_discovery(out, field(&status, "discovery"));
 
   const json::array& nodes = elements(field(&status, "nodes"));
   out << "nodes:";

@@ -57,7 +57,7 @@ struct Config {
   // [metrics]
   std::string metrics_listen = "127.0.0.1:9464";  // or "off"
   // [policy]
-  std::string policy = "static";
+  std::string policy = "balanced";
   tier::policy::Params policy_params;  // as given (defaults not filled in)
   unsigned tick_ms = 1000;
   bool start_paused = false;
@@ -76,7 +76,7 @@ struct Config {
   std::vector<ProcessRule> rules;
   std::string kubepods;       // kubepods cgroup root to discover pods under; "" = off
   std::string pod_overrides;  // TOML file of [[pod]] overrides (docs/kubernetes.md); "" = none
-  DiscoverMode discover = DiscoverMode::off;  // every sizeable process or leaf cgroup a workload
+  DiscoverMode discover = DiscoverMode::automatic;  // every sizeable process or leaf cgroup
   std::uint64_t discover_min_bytes = kDefaultDiscoverMinBytes;
   // [topology]
   std::string topology_root = "/";

@@ -28,15 +28,6 @@ void apply_log_level(const Config& config) {
   log::set_level(log::parse_level(config.log_level).value_or(log::Level::info));
 }
 
-// Discovery as a configuration asks for it; tierd itself is never a workload.
-DiscoverySettings discovery_settings(const Config& config) {
-  DiscoverySettings settings;
-  settings.mode = config.discover;
-  settings.min_bytes = config.discover_min_bytes;
-  settings.self = ::getpid();
-  return settings;
-}
-
 // The kubepods watch of a configuration, its override file read (throws
 // PodOverridesError naming file:line:key).
 std::optional<KubepodsWatch> kubepods_watch(const Config& config) {
@@ -129,6 +120,18 @@ int Daemon::run() {
   return 0;
 }
 
+// Discovery as the configuration asks for it; "auto" is off while the machine
+// has one memory tier: no page could move, so a survey of /proc would be cost
+// without use. A mode named outright still runs (residency and heat figures).
+// tierd itself is never a workload.
+void Daemon::configure_discovery() {
+  DiscoverySettings settings;
+  settings.mode = discovery_idle() ? DiscoverMode::off : config_.discover;
+  settings.min_bytes = config_.discover_min_bytes;
+  settings.self = ::getpid();
+  registry_.configure_discovery(settings);
+}
+
 void Daemon::start() {
   const double began = steady_seconds();
   apply_log_level(config_);
@@ -169,7 +172,7 @@ void Daemon::start() {
   log_lines(applied, "kernel: ");
   registry_.configure(config_.watches, config_.rules);
   registry_.configure_kubepods(kubepods_watch(config_));
-  registry_.configure_discovery(discovery_settings(config_));
+  configure_discovery();
   configure_pools(config_);
 
   auto count_heat_samples = [this](const tier::heat::HeatReport& report) {
@@ -299,7 +302,6 @@ std::vector<std::string> Daemon::reload() {
     }
     registry_.configure(next.watches, next.rules);
     registry_.configure_kubepods(std::move(kubepods));
-    registry_.configure_discovery(discovery_settings(next));
     const bool restart_placement = heat_choice_.source != running_source ||
                                    next.epoch_ms != config_.epoch_ms || topology_changed;
     if (topology_changed) {
@@ -309,6 +311,7 @@ std::vector<std::string> Daemon::reload() {
     topology_ = std::move(topology);
     node_watch_.reset(read.memory, read.block_bytes);
     config_ = std::move(next);
+    configure_discovery();
     if (restart_placement) start_placement();
     save_state();
     // After apply_log_level: shows up exactly when the new level allows it.

@@ -139,6 +139,13 @@ class Daemon {
   /// Builds the pool manager for `config` ([pools] enabled) or tears the
   /// running one down; throws what the backend choice throws.
   void configure_pools(const Config& config);
+  /// Discovery from config_; "auto" is off while one_tier_note_ says there
+  /// is one tier (discovery_idle()).
+  void configure_discovery();
+  bool discovery_idle() const {
+    return config_.discover == DiscoverMode::automatic && !one_tier_note_.empty();
+  }
+  boost::json::object discovery_json() const;
   /// Recomputes the layout and moves workloads into their pools' cpusets.
   void realise_pools();
   /// One offline-suppression step (each sampling epoch); realises the pools

@@ -8,6 +8,7 @@
 
 #include "daemon.hpp"
 #include "log.hpp"
+#include "placement/kernel_coordination.hpp"
 #include "unix_clock.hpp"
 
 namespace tierd {
@@ -247,7 +248,13 @@ void Daemon::policy_tick() {
     log::info() << "policy " << policy_name_ << " plans nothing here: " << one_tier_note_;
     one_tier_logged_ = true;
   }
-  FilteredPlan filtered = filter_plan(config_.kernel_tiering, paused_, plan, snapshot);
+  KernelRole kernel{config_.kernel_tiering};
+  if (!plan.moves.empty() && kernel.mode == KernelTiering::coexist) {
+    // Read at each tick that plans: under coexist anyone may change the knobs.
+    kernel.promotes_into_room =
+        kernel_promotes_into_room(read_kernel_tiering_now(tier::SysRoot(config_.topology_root)));
+  }
+  FilteredPlan filtered = filter_plan(kernel, paused_, plan, snapshot);
   note_withheld(filtered.withheld);
   if (placement_ && !filtered.execute.empty()) placement_->execute(std::move(filtered.execute));
   if (options_.status_line) std::cout << status_line() << std::endl;

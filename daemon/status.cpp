@@ -32,6 +32,18 @@ std::string Daemon::serving_status(const std::string& note) const {
   return text;
 }
 
+boost::json::object Daemon::discovery_json() const {
+  const Registry::DiscoveryCounts& counts = registry_.discovery_counts();
+  return {{"mode", to_string(config_.discover)},
+          {"active", config_.discover != DiscoverMode::off && !discovery_idle()},
+          {"idle_reason", discovery_idle() ? one_tier_note_ : std::string()},
+          {"min_bytes", config_.discover_min_bytes},
+          {"by_cgroup", counts.by_cgroup},
+          {"processes", counts.processes},
+          {"cgroups", counts.cgroups},
+          {"found", counts.found}};
+}
+
 boost::json::value Daemon::status_json(bool all_workloads) const {
   namespace json = boost::json;
   std::map<std::string, std::uint64_t> by_class{{"online", 0}, {"offline", 0}, {"default", 0}};
@@ -90,6 +102,7 @@ boost::json::value Daemon::status_json(bool all_workloads) const {
         {"offline", by_class["offline"]},
         {"default", by_class["default"]},
         {"dropped_total", dropped_total_}}},
+      {"discovery", discovery_json()},
       {"nodes", std::move(nodes)},
       {"topology_changes", topology_changes_},
       {"last_topology_change", topology_change_json()},

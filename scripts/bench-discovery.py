@@ -12,12 +12,17 @@ side in one run:
     of /proc/PID/stat) and RSS over SECONDS, `status` round-trip p50/p99
     over REQUESTS calls, and how long one more process takes to be listed
     (in sampling epochs).
+With --shipped, one run instead: tierd on its embedded default configuration
+(no file: discover = "auto"; only socket, state and metrics by flag) over
+the N processes for SECONDS, its CPU and RSS and what `status` says about
+discovery. On a machine with one memory tier that is the idle cost of the
+installed service (issue 20: "says so once and idles at near-zero cost").
 Each tierd is private (own socket, state, metrics off). Every process
 started here is ended by pid at the end.
 
 usage: scripts/bench-discovery.py [--build-dir build] [--processes 2000]
          [--size 2M] [--min-size 1M] [--seconds 600] [--base-seconds 60]
-         [--requests 2000] [--heat-source auto]                        (root)
+         [--requests 2000] [--heat-source auto] [--shipped]             (root)
 """
 import argparse
 import os
@@ -60,18 +65,20 @@ def discovered_pids(sock):
 
 class Tierd:
     def __init__(self, build_dir, tmp, name, discover, min_size, heat_source):
+        """discover None: the embedded default configuration, no file."""
         self.sock = os.path.join(tmp, name + ".sock")
-        config = os.path.join(tmp, name + ".toml")
-        with open(config, "w") as f:
-            f.write("[daemon]\nepoch_ms = %d\n\n[placement]\nheat_source = \"%s\"\n\n"
-                    "[workloads]\ndiscover = \"%s\"\ndiscover_min_size = \"%s\"\n"
-                    % (EPOCH_MS, heat_source, discover, min_size))
+        argv = [os.path.join(build_dir, "bin", "tierd"), "--foreground",
+                "--socket", self.sock, "--metrics", "off",
+                "--state", os.path.join(tmp, name + "-state.json")]
+        if discover is not None:
+            config = os.path.join(tmp, name + ".toml")
+            with open(config, "w") as f:
+                f.write("[daemon]\nepoch_ms = %d\n\n[placement]\nheat_source = \"%s\"\n\n"
+                        "[workloads]\ndiscover = \"%s\"\ndiscover_min_size = \"%s\"\n"
+                        % (EPOCH_MS, heat_source, discover, min_size))
+            argv += ["--config", config]
         self.log = os.path.join(tmp, name + ".log")
-        self.proc = subprocess.Popen(
-            [os.path.join(build_dir, "bin", "tierd"), "--foreground", "--config", config,
-             "--socket", self.sock, "--metrics", "off",
-             "--state", os.path.join(tmp, name + "-state.json")],
-            stderr=open(self.log, "w"))
+        self.proc = subprocess.Popen(argv, stderr=open(self.log, "w"))
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -132,6 +139,8 @@ def main():
     ap.add_argument("--base-seconds", type=float, default=60, help="cost window of the baseline")
     ap.add_argument("--requests", type=int, default=2000)
     ap.add_argument("--heat-source", default="auto", help="[placement] heat_source of both runs")
+    ap.add_argument("--shipped", action="store_true",
+                    help="one run of tierd on its embedded default configuration instead")
     a = ap.parse_args()
     if a.processes < 1 or a.seconds <= 0 or a.base_seconds <= 0 or a.requests < 1:
         ap.error("--processes, --requests, --seconds and --base-seconds must be positive")
@@ -145,6 +154,25 @@ def main():
         procs = start_touchers(a.build_dir, a.processes, a.size)
         print("%d processes of %s each started in %.1f s" % (len(procs), a.size, time.monotonic() - t0))
         pids = {p.pid for p in procs}
+
+        if a.shipped:
+            tierd = Tierd(a.build_dir, tmp, "shipped", None, None, None)
+            cpu, rss = tierd.cost(a.seconds)
+            status = call(tierd.sock, "status")
+            tierd.stop()
+            tierd = None
+            found = status.get("discovery", {})
+            print("tierd on its embedded default configuration, %d processes of %s, %.0f s:"
+                  % (a.processes, a.size, a.seconds))
+            print("  policy %s, kernel_tiering %s; discovery %s, active %s, %s workloads found "
+                  "among %s processes surveyed; %s workloads"
+                  % (status["policy"]["name"], status["placement"]["kernel_tiering"],
+                     found.get("mode"), found.get("active"), found.get("found"),
+                     found.get("processes"), status["workloads"]["count"]))
+            if found.get("idle_reason"):
+                print("  idle: %s" % found["idle_reason"])
+            print("  CPU %.3f%% of one core, RSS %.1f MiB" % (cpu, rss))
+            return
 
         tierd = Tierd(a.build_dir, tmp, "baseline", "off", a.min_size, a.heat_source)
         base_cpu, base_rss = tierd.cost(a.base_seconds)

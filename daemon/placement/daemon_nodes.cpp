@@ -65,6 +65,7 @@ void Daemon::follow_node_memory() {
     node_watch_.reset(read.memory, read.block_bytes);
     one_tier_note_ = one_tier_note(*topology_);
     one_tier_logged_ = false;
+    configure_discovery();  // a second tier came (or the last one went)
   } catch (const std::exception& e) {
     // The ranks stay those read before; this memory is the new baseline so
     // the same change is not reported every epoch. Nodes without memory are

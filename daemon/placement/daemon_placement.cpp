@@ -5,6 +5,7 @@
 
 #include "daemon.hpp"
 #include "log.hpp"
+#include "placement/kernel_coordination.hpp"
 #include "tier/heat/collector.hpp"
 #include "tier/heat/selection.hpp"
 #include "tier/heat/sources.hpp"
@@ -241,20 +242,24 @@ boost::json::value Daemon::placement_json(bool all_workloads) const {
         kernel_demoted(memory_->vmstat) -
         std::min(kernel_demoted(memory_->vmstat), kernel_demoted(vmstat_at_start_));
   }
-  return json::object{{"kernel_tiering", to_string(config_.kernel_tiering)},
-                      {"heat_source", heat_choice_.source},
-                      {"heat_source_why", heat_choice_.why},
-                      {"heat_source_picked", auto_pick_.source},
-                      {"heat_source_picked_why", auto_pick_.why},
-                      {"heat", heat_json()},
-                      {"moves_executed", moves_.batches()},
-                      {"moves_stopped", moves_.stops_json()},
-                      {"not_moved_pages", moves_.not_moved_json()},
-                      {"moves_withheld", moves_withheld_},
-                      {"last_withheld_reason", last_withheld_reason_},
-                      {"kernel_moves_since_start", std::move(kernel_moves)},
-                      {"workloads_omitted", registry_.workloads().size() - listed.size()},
-                      {"workloads", std::move(workloads)}};
+  return json::object{
+      {"kernel_tiering", to_string(config_.kernel_tiering)},
+      {"kernel_tiering_why",
+       kernel_tiering_why(config_.kernel_tiering,
+                          read_kernel_tiering_now(tier::SysRoot(config_.topology_root)))},
+      {"heat_source", heat_choice_.source},
+      {"heat_source_why", heat_choice_.why},
+      {"heat_source_picked", auto_pick_.source},
+      {"heat_source_picked_why", auto_pick_.why},
+      {"heat", heat_json()},
+      {"moves_executed", moves_.batches()},
+      {"moves_stopped", moves_.stops_json()},
+      {"not_moved_pages", moves_.not_moved_json()},
+      {"moves_withheld", moves_withheld_},
+      {"last_withheld_reason", last_withheld_reason_},
+      {"kernel_moves_since_start", std::move(kernel_moves)},
+      {"workloads_omitted", registry_.workloads().size() - listed.size()},
+      {"workloads", std::move(workloads)}};
 }
 
 }  // namespace tierd

@@ -29,7 +29,7 @@ std::uint64_t kernel_promotion_floor(const tier::policy::NodeState& node) {
   return std::max(kGiB, node.total_bytes / 16) + node.high_watermark_bytes;
 }
 
-FilteredPlan filter_plan(KernelTiering mode, bool paused, const tier::policy::Plan& plan,
+FilteredPlan filter_plan(const KernelRole& kernel, bool paused, const tier::policy::Plan& plan,
                          const tier::policy::Snapshot& snapshot) {
   // Most ticks plan nothing: no index of every workload's regions for them.
   if (plan.moves.empty()) return {};
@@ -58,7 +58,7 @@ FilteredPlan filter_plan(KernelTiering mode, bool paused, const tier::policy::Pl
       out.withheld.push_back({std::move(planned), "paused"});
       continue;
     }
-    switch (mode) {
+    switch (kernel.mode) {
       case KernelTiering::own:
         out.execute.push_back(std::move(planned));
         break;
@@ -67,7 +67,8 @@ FilteredPlan filter_plan(KernelTiering mode, bool paused, const tier::policy::Pl
         break;
       case KernelTiering::coexist: {
         auto target = nodes.find(move.target_node);
-        if (planned.direction == MigrationDirection::promote && target != nodes.end() &&
+        if (kernel.promotes_into_room && planned.direction == MigrationDirection::promote &&
+            target != nodes.end() &&
             target->second->free_bytes >= kernel_promotion_floor(*target->second)) {
           out.withheld.push_back(
               {std::move(planned), "coexist: node " + std::to_string(move.target_node) +

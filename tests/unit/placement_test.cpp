@@ -19,9 +19,11 @@
 #include "memory_fakes.hpp"
 #include "placement/heat_choice.hpp"
 #include "placement/heat_regions.hpp"
+#include "placement/kernel_coordination.hpp"
 #include "placement/one_tier.hpp"
 #include "placement/placement_worker.hpp"
 #include "placement/plan_filter.hpp"
+#include "test_support.hpp"
 
 namespace tierd {
 namespace {
@@ -118,7 +120,7 @@ tier::policy::Move move(std::uint64_t start, unsigned target) {
 
 TEST(PlanFilter, OwnCarriesOutEveryMoveAndTellsPromotionFromDemotion) {
   const tier::policy::Plan plan{{move(kBase, 0), move(kBase + 2 * kMiB, 2)}};
-  FilteredPlan f = filter_plan(KernelTiering::own, false, plan, two_tier_snapshot());
+  FilteredPlan f = filter_plan({KernelTiering::own}, false, plan, two_tier_snapshot());
   ASSERT_EQ(f.execute.size(), 2u);
   EXPECT_TRUE(f.withheld.empty());
   EXPECT_EQ(f.execute[0].from_node, 2);
@@ -129,11 +131,11 @@ TEST(PlanFilter, OwnCarriesOutEveryMoveAndTellsPromotionFromDemotion) {
 
 TEST(PlanFilter, ObserveAndPauseWithholdEverything) {
   const tier::policy::Plan plan{{move(kBase, 0), move(kBase + 2 * kMiB, 2)}};
-  FilteredPlan observe = filter_plan(KernelTiering::observe, false, plan, two_tier_snapshot());
+  FilteredPlan observe = filter_plan({KernelTiering::observe}, false, plan, two_tier_snapshot());
   EXPECT_TRUE(observe.execute.empty());
   ASSERT_EQ(observe.withheld.size(), 2u);
   EXPECT_EQ(observe.withheld[0].why, "observe: tierd moves nothing");
-  FilteredPlan paused = filter_plan(KernelTiering::own, true, plan, two_tier_snapshot());
+  FilteredPlan paused = filter_plan({KernelTiering::own}, true, plan, two_tier_snapshot());
   EXPECT_TRUE(paused.execute.empty());
   EXPECT_EQ(paused.withheld.size(), 2u);
 }
@@ -146,13 +148,61 @@ TEST(PlanFilter, CoexistLeavesPromotionIntoRoomyNodesToTheKernel) {
   const tier::policy::Snapshot snapshot = two_tier_snapshot();
   EXPECT_EQ(kernel_promotion_floor(snapshot.nodes[0]), (std::uint64_t{1} << 30) + 64 * kMiB);
   EXPECT_EQ(kernel_promotion_floor(snapshot.nodes[1]), 4 * (std::uint64_t{1} << 30) + 64 * kMiB);
-  FilteredPlan f = filter_plan(KernelTiering::coexist, false, plan, snapshot);
+  FilteredPlan f = filter_plan({KernelTiering::coexist}, false, plan, snapshot);
   ASSERT_EQ(f.execute.size(), 2u);
   EXPECT_EQ(f.execute[0].move.target_node, 0u);
   EXPECT_EQ(f.execute[1].direction, MigrationDirection::demote);
   ASSERT_EQ(f.withheld.size(), 1u);
   EXPECT_EQ(f.withheld[0].planned.move.target_node, 1u);
   EXPECT_EQ(f.withheld[0].why, "coexist: node 1 has room, the kernel promotes into it");
+}
+
+// coexist with the kernel's NUMA balancing off (the kernel promotes nothing):
+// tierd promotes into room too, or nothing would ever be promoted.
+TEST(PlanFilter, CoexistPromotesIntoRoomWhenTheKernelDoesNot) {
+  const tier::policy::Plan plan{{move(kBase, 0), move(kBase, 1), move(kBase + 2 * kMiB, 2)}};
+  FilteredPlan f = filter_plan({KernelTiering::coexist, false}, false, plan, two_tier_snapshot());
+  ASSERT_EQ(f.execute.size(), 3u);
+  EXPECT_EQ(f.execute[1].move.target_node, 1u);
+  EXPECT_EQ(f.execute[1].direction, MigrationDirection::promote);
+  EXPECT_TRUE(f.withheld.empty());
+}
+
+// The kernel's knobs read through the SysRoot, and the sentence status gives.
+TEST(KernelCoordination, ReadsTheKnobsAndSaysWhoMovesWhat) {
+  tier::test::TempDir dir;
+  using tier::test::write_text_file;
+  write_text_file(dir.path() / "proc/sys/kernel/numa_balancing", "2\n");
+  write_text_file(dir.path() / "sys/kernel/mm/numa/demotion_enabled", "true\n");
+  KernelTieringNow now = read_kernel_tiering_now(tier::SysRoot(dir.path()));
+  EXPECT_EQ(now.numa_balancing, 2u);
+  EXPECT_EQ(now.demotion_enabled, true);
+  EXPECT_TRUE(kernel_promotes_into_room(now));
+  EXPECT_EQ(kernel_tiering_why(KernelTiering::coexist, now),
+            "coexist: tierd leaves the kernel's settings as they are (kernel.numa_balancing is "
+            "2, demotion_enabled is true); the kernel promotes into fast memory with room, "
+            "tierd promotes where the fast node is too full for the kernel; the kernel demotes "
+            "under reclaim, tierd demotes cold data ahead of it");
+
+  write_text_file(dir.path() / "proc/sys/kernel/numa_balancing", "0\n");
+  write_text_file(dir.path() / "sys/kernel/mm/numa/demotion_enabled", "false\n");
+  now = read_kernel_tiering_now(tier::SysRoot(dir.path()));
+  EXPECT_FALSE(kernel_promotes_into_room(now));
+  EXPECT_NE(kernel_tiering_why(KernelTiering::coexist, now)
+                .find("the kernel promotes nothing, so tierd promotes into room too; the kernel "
+                      "demotes nothing, tierd demotes cold data"),
+            std::string::npos);
+
+  tier::test::TempDir empty;  // no NUMA balancing, no demotion: neither knob
+  now = read_kernel_tiering_now(tier::SysRoot(empty.path()));
+  EXPECT_FALSE(now.numa_balancing);
+  EXPECT_FALSE(now.demotion_enabled);
+  EXPECT_FALSE(kernel_promotes_into_room(now));
+  EXPECT_NE(kernel_tiering_why(KernelTiering::coexist, now)
+                .find("this kernel has no NUMA balancing, this kernel has no demotion"),
+            std::string::npos);
+  EXPECT_EQ(kernel_tiering_why(KernelTiering::observe, now),
+            "observe: tierd samples, plans and reports, and moves nothing");
 }
 
 // own + auto: hint faults (bpf-fault) only while every fast node with CPUs is
