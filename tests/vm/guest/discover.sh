@@ -19,9 +19,11 @@
 # process must not be moved). Small ones start first and node 0's filler
 # after them (a bound fill into a node already at its floor would reclaim),
 # the hotsets last (started before the filler, their hot sets were promoted
-# into the room it then took, and nothing needed demoting). RUN is a
-# command prefix for each process ("" or a systemd-run line); mix.pids gets
-# "NAME PID" per process once its start line is out.
+# into the room it then took, and nothing needed demoting). LAUNCH is how
+# each process starts: launch_direct (a child of this shell, as a script
+# would) or launch_unit (a transient systemd service, its own cgroup, as
+# the services of a systemd machine are); mix.pids gets "NAME PID" per
+# process once its start line is out.
 #
 # settle_mix SOCK SECS: polls tierd's status every 3 s, up to SECS, until the
 # three hot sets' census share on the fast nodes is >= 0.9 each and tierd has
@@ -32,6 +34,27 @@
 # shellcheck shell=sh
 
 MIX_SMALL=45
+
+# launch_direct NAME PROGRAM ARGS...: PID = the child's pid.
+launch_direct() {
+  name=$1
+  shift
+  "$@" >"$name.out" 2>"$name.err" &
+  PID=$!
+}
+
+# launch_unit NAME PROGRAM ARGS...: the program as transient service
+# mix-NAME.service (collected when it ends), in this directory, its output
+# in NAME.out/err; PID = the service's main pid.
+launch_unit() {
+  name=$1
+  bin=$(command -v "$2")
+  shift 2
+  systemd-run --quiet --collect --unit="mix-$name" -p WorkingDirectory="$PWD" \
+    -p StandardOutput="file:$PWD/$name.out" -p StandardError="file:$PWD/$name.err" \
+    "$bin" "$@"
+  PID=$(systemctl show -P MainPID "mix-$name.service")
+}
 
 # mix_ready NAME PID: waits up to 300 s for NAME's start line (tier-touch's
 # first stdout line, hotset's ready file); dies with what it waited for.
@@ -48,30 +71,32 @@ mix_ready() {
 }
 
 start_mix() {
-  run=$1
+  launch=$1
   : >mix.pids
   i=0
   while [ $i -lt 50 ]; do
     if [ $i -lt $MIX_SMALL ]; then
-      name=small$i
-      $run tier-touch --size $((4 + i % 12))M --node $((i % 4)) --rebind default \
-        >$name.out 2>$name.err &
+      $launch small$i tier-touch --size $((4 + i % 12))M --node $((i % 4)) --rebind default
     elif [ $i -eq $MIX_SMALL ]; then
-      name=cold0
-      $run tier-touch --size 192M --node 0 --rebind default >$name.out 2>$name.err &
+      $launch cold0 tier-touch --size 192M --node 0 --rebind default
     elif [ $i -eq $((MIX_SMALL + 1)) ]; then
-      name=fill0
-      $run tier-touch --size 1G --node 0 --leave-free 48M --rebind default \
-        >$name.out 2>$name.err &
+      $launch fill0 tier-touch --size 1G --node 0 --leave-free 48M --rebind default
     else
       name=hot$((i - MIX_SMALL - 2))
-      $run hotset --size 160M --hot 48M --dist uniform --node 2 --policy first-touch \
+      $launch $name hotset --size 160M --hot 48M --dist uniform --node 2 --policy first-touch \
         --cpus $((i % 2)) --threads 1 --mix write --duration 900 --ready-file $name.ready \
-        --census $name.census --census-ms 1000 --fast-nodes 0-1 >$name.out 2>$name.err &
+        --census $name.census --census-ms 1000 --fast-nodes 0-1
     fi
-    mix_ready $name $!
+    mix_ready "$name" "$PID"
     i=$((i + 1))
   done
+}
+
+# cpu_mark start|end PID: uptime and the process's utime + stime ticks
+# (USER_HZ, 100 on x86) appended to cpu.txt.
+cpu_mark() {
+  echo "$1 $(cut -d' ' -f1 /proc/uptime) $(cut -d' ' -f14,15 "/proc/$2/stat" |
+    awk '{ print $1 + $2 }') 100" >>cpu.txt
 }
 
 # hot_share NAME: the last census share of hotset NAME (0 before the first).

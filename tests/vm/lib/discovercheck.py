@@ -53,14 +53,26 @@ def check_mix(c, status, listed):
     c.note("heat source %s" % (placement.get("heat_source_picked") or placement.get("heat_source")))
 
     # Who is a workload: the five sizeable ones, found by discovery; no small one.
-    found = {w.get("pid"): w for w in listed.get("workloads", [])
-             if w.get("source") == "discovered"}
+    # A process is its own unit (found:PID) where processes are the units, its
+    # transient service's cgroup (mix-NAME.service) where leaf cgroups are.
+    found = [w for w in listed.get("workloads", []) if w.get("source") == "discovered"]
+
+    def workload_of(name):
+        for w in found:
+            if w.get("pid") == pids.get(name) or \
+                    (w.get("cgroup") or "").endswith("/mix-%s.service" % name):
+                return w
+        return None
+
     for name in SIZEABLE:
-        c.eq("%s (pid %s) discovered" % (name, pids.get(name)), pids.get(name) in found, True)
-    small = sorted(n for n, pid in pids.items() if n.startswith("small") and pid in found)
+        w = workload_of(name)
+        c.eq("%s (pid %s) discovered" % (name, pids.get(name)), w is not None, True)
+        if w is not None and name == "hot0":
+            c.note("found as %s: %s" % (w.get("id"), w.get("found")))
+    small = sorted(n for n in pids if n.startswith("small") and workload_of(n) is not None)
     c.eq("small processes listed as workloads", small, [])
-    c.note("%d workloads discovered, %d processes surveyed" %
-           (len(found), discovery.get("processes", 0)))
+    c.note("%d workloads discovered, %s processes and %s cgroups surveyed" %
+           (len(found), discovery.get("processes", 0), discovery.get("cgroups", 0)))
 
     # tierd's own moves per workload (status' placement detail).
     moved = {w.get("id"): w for w in placement.get("workloads", [])}
@@ -68,7 +80,7 @@ def check_mix(c, status, listed):
     def tierd_bytes(names, key):
         total = 0
         for name in names:
-            item = found.get(pids.get(name))
+            item = workload_of(name)
             detail = moved.get(item.get("id")) if item else None
             total += (detail or {}).get(key, 0)
         return total
@@ -117,8 +129,8 @@ def check_mix(c, status, listed):
 
 
 def note_cpu(c):
-    """tierd's CPU over the run (cpu.txt: "start UPTIME TICKS", "end UPTIME
-    TICKS HZ"), as a share of one guest CPU: a figure, not a bound (TCG)."""
+    """tierd's CPU over the run (cpu.txt: "start|end UPTIME TICKS HZ"), as a
+    share of one guest CPU: a figure, not a bound (TCG)."""
     rows = {}
     for line in c.file("cpu.txt").splitlines():
         fields = line.split()

@@ -49,12 +49,11 @@ knobs >knobs.during
 # DISCOVER_HOLD_S more seconds of the 50 processes for a longer window
 # (`tests/vm/run.sh --mode numa --scenario discover_default --env
 # DISCOVER_HOLD_S=600`, docs/benchmarks.md; 0 in make test).
-cpu_ticks() { cut -d' ' -f14,15 "/proc/$T/stat" | awk '{ print $1 + $2 }'; }
-echo "start $(cut -d' ' -f1 /proc/uptime) $(cpu_ticks)" >cpu.txt
-start_mix ""
+cpu_mark start "$T"
+start_mix launch_direct
 settle_mix $SOCK 240
 sleep "${DISCOVER_HOLD_S:-0}"
-echo "end $(cut -d' ' -f1 /proc/uptime) $(cpu_ticks) $(getconf CLK_TCK 2>/dev/null || echo 100)" >>cpu.txt
+cpu_mark end "$T"
 cp /proc/vmstat vmstat.after
 collect_mix $SOCK
 kill -TERM "$T"
