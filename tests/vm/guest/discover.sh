@@ -99,6 +99,30 @@ cpu_mark() {
     awk '{ print $1 + $2 }') 100" >>cpu.txt
 }
 
+# mix_knobs FILE: the kernel's two tiering knobs as "name value" lines.
+mix_knobs() {
+  {
+    echo "numa_balancing $(cat /proc/sys/kernel/numa_balancing)"
+    echo "demotion_enabled $(cat /sys/kernel/mm/numa/demotion_enabled)"
+  } >"$1"
+}
+
+# run_mix LAUNCH SOCK PID: with tierd (PID) serving on SOCK: the knobs
+# (knobs.during), the 50 processes (start_mix LAUNCH), settle_mix, then
+# DISCOVER_HOLD_S seconds more (from /etc/vmtest.env: `run.sh --env`; a
+# benchmark window, 0 in make test), tierd's CPU over it all (cpu.txt),
+# vmstat.after, collect_mix.
+run_mix() {
+  mix_knobs knobs.during
+  cpu_mark start "$3"
+  start_mix "$1"
+  settle_mix "$2" 240
+  sleep "${DISCOVER_HOLD_S:-0}"
+  cpu_mark end "$3"
+  cp /proc/vmstat vmstat.after
+  collect_mix "$2"
+}
+
 # hot_share NAME: the last census share of hotset NAME (0 before the first).
 hot_share() {
   tail -n 1 "$1.census" 2>/dev/null | grep -o '"share":[0-9.e-]*' | cut -d: -f2

@@ -144,3 +144,20 @@ def note_cpu(c):
         return
     c.note("tierd's CPU %.1f %% of one guest CPU over %.0f s" %
            (100.0 * (ticks1 - ticks0) / hz / (t1 - t0), t1 - t0))
+
+
+def check_run(c):
+    """What both scenarios check: the scenario's exit status, the kernel's
+    knobs the same before, during and after tierd (coexist changes
+    nothing), check_mix, tierd's CPU. Returns the status (None without one)."""
+    c.eq("exit status", c.rc(), 0)
+    before = c.file("knobs.before")
+    c.eq("knobs while tierd runs", c.file("knobs.during"), before)
+    c.eq("knobs after tierd", c.file("knobs.after"), before)
+    status = c.json_output("status.json")
+    listed = c.json_output("workloads.json")
+    if status is None or listed is None:
+        return None
+    check_mix(c, status, listed)
+    note_cpu(c)
+    return status

@@ -20,15 +20,6 @@ import discovercheck  # noqa: E402
 import vmcheck  # noqa: E402
 
 c = vmcheck.Check("discover_default")
-c.eq("exit status", c.rc(), 0)
 c.eq("tierd exit status", c.file("tierd.rc").strip(), "0")
-before = c.file("knobs.before")
-c.eq("knobs while tierd runs", c.file("knobs.during"), before)
-c.eq("knobs after tierd", c.file("knobs.after"), before)
-status = c.json_output("status.json")
-listed = c.json_output("workloads.json")
-if status is None or listed is None:
-    c.finish()
-discovercheck.check_mix(c, status, listed)
-discovercheck.note_cpu(c)
+discovercheck.check_run(c)
 c.finish()

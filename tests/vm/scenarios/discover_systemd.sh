@@ -2,7 +2,7 @@
 # vmtest-modes: systemd
 # vmtest-timeout: 600
 # (start_mix waits up to 300 s per process, settle_mix 240 s; quiet runs
-# take about 120 s.)
+# take about 70 s.)
 # discover_default's proof under systemd as PID 1 (issue 20, item 4, second
 # half): the shipped daemon/tierd.service (only ExecStart's path rewritten,
 # guest/tierd_service.sh) with /etc/tier/tierd.toml the embedded default
@@ -15,6 +15,7 @@
 # shellcheck source=../guest/tierd_service.sh
 . /vm/tierd_service.sh
 . /vm/discover.sh
+[ ! -f /etc/vmtest.env ] || . /etc/vmtest.env
 if ! tierd --print-default-config 2>/dev/null | grep -q '^discover = "auto"'; then
   echo "tierd's default configuration does not discover (not built yet)" >&2
   exit 127
@@ -27,11 +28,7 @@ finish() {
 }
 trap finish EXIT
 
-knobs() {
-  echo "numa_balancing $(cat /proc/sys/kernel/numa_balancing)"
-  echo "demotion_enabled $(cat /sys/kernel/mm/numa/demotion_enabled)"
-}
-knobs >knobs.before
+mix_knobs knobs.before
 cp /proc/vmstat vmstat.before
 install_tierd_unit
 rm -f "$STATE"
@@ -41,14 +38,8 @@ cp "$CONF" tierd.toml
 sctl start "$UNIT" >start.out 2>&1
 echo "start_rc $?" >>obs.log
 T=$(prop MainPID)
-knobs >knobs.during
-cpu_mark start "$T"
-start_mix launch_unit
-settle_mix "$SOCK" 240
-cpu_mark end "$T"
-cp /proc/vmstat vmstat.after
-collect_mix "$SOCK"
+run_mix launch_unit "$SOCK" "$T"
 sctl stop "$UNIT" >stop.out 2>&1
 echo "$(prop Result)" >tierd.result
 journalctl -u "$UNIT" --no-pager -o cat >tierd.log 2>&1
-knobs >knobs.after
+mix_knobs knobs.after
