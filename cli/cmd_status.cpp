@@ -255,8 +255,9 @@ void add_status_command(CLI::App& app, const GlobalOptions& global, Action& acti
   CLI::App* cmd = app.add_subcommand("status", "Show what the running tierd is doing");
   cmd->footer(
       "Asks tierd (--socket) for its state (running or paused), uptime, policy ticks,\n"
-      "workload counts, per-node free/total memory, the kernel settings it changed (original ->\n"
-      "applied), its configuration and the last reload (docs/api.md, status).\n\n"
+      "workload counts, what discovery does, per-node free/total memory, who moves pages\n"
+      "(kernel_tiering and why), the kernel settings it changed (original -> applied), its\n"
+      "configuration and the last reload (docs/api.md, status).\n\n"
       "Examples:\n"
       "  tierctl status\n"
       "  tierctl status --json | jq .workloads\n"
