@@ -46,8 +46,6 @@ void render_topology_change(std::ostream& out, const json::value& status) {
       << " (topology now " << text(field(last, "topology")) << ")\n";
 }
 
-// Per workload: where its memory is, how much of it (and of its sampled
-// accesses) is on the fast tier, what tierd moved and why.
 // "discovery:   auto, 12 found at 64 MiB or more among 340 processes".
 void render_discovery(std::ostream& out, const json::value* discovery) {
   if (discovery == nullptr || !discovery->is_object()) return;
@@ -67,6 +65,8 @@ void render_discovery(std::ostream& out, const json::value* discovery) {
   out << "\n";
 }
 
+// Per workload: where its memory is, how much of it (and of its sampled
+// accesses) is on the fast tier, what tierd moved and why.
 void render_placement(std::ostream& out, const json::value* placement) {
   if (placement == nullptr || !placement->is_object()) return;
   out << "placement:   kernel_tiering " << text(field(placement, "kernel_tiering"))

@@ -140,7 +140,8 @@ def main():
     ap.add_argument("--requests", type=int, default=2000)
     ap.add_argument("--heat-source", default="auto", help="[placement] heat_source of both runs")
     ap.add_argument("--shipped", action="store_true",
-                    help="one run of tierd on its embedded default configuration instead")
+                    help="one run of tierd on its embedded default configuration instead "
+                         "(--min-size, --heat-source, --base-seconds and --requests do not apply)")
     a = ap.parse_args()
     if a.processes < 1 or a.seconds <= 0 or a.base_seconds <= 0 or a.requests < 1:
         ap.error("--processes, --requests, --seconds and --base-seconds must be positive")

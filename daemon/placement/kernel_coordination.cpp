@@ -3,6 +3,7 @@
 #include <climits>
 
 #include "tier/kernel_tiering/kernel_tiering.hpp"
+#include "tier/posix/text.hpp"
 
 namespace tierd {
 
@@ -27,8 +28,7 @@ KernelTieringNow read_kernel_tiering_now(const tier::SysRoot& root) {
     now.numa_balancing = static_cast<unsigned>(*mode);
   }
   if (auto text = root.read("/sys/kernel/mm/numa/demotion_enabled")) {
-    while (!text->empty() && (text->back() == '\n' || text->back() == ' ')) text->pop_back();
-    now.demotion_enabled = tier::parse_kernel_bool(*text);
+    now.demotion_enabled = tier::parse_kernel_bool(tier::text::trim(*text));
   }
   return now;
 }
