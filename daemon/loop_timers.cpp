@@ -221,6 +221,9 @@ tier::policy::Snapshot Daemon::policy_snapshot() const {
     if (auto view = heat_views_.find(workload.id); view != heat_views_.end()) {
       state.regions = view->second.regions;
       state.cpu_nodes = view->second.cpu_nodes;
+      // Its processes' own cpusets, where the worker read them: outside a
+      // pool they are the only limit; in one, the pool's mems stay.
+      if (state.allowed_nodes.empty()) state.allowed_nodes = view->second.mems_allowed;
     }
     if (workload.quota.bytes) {
       state.quota_bytes = workload.quota.bytes;

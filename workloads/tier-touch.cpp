@@ -59,9 +59,13 @@
 // guest, see docs/testing.md). What the policy does change is automatic NUMA
 // balancing: a VMA with a plain MPOL_BIND policy (no MPOL_F_NUMA_BALANCING)
 // is never scanned, so the kernel cannot move the pages behind the test's
-// back. Hence the default `keep`. `default` (mbind MPOL_DEFAULT) and `all`
-// (MPOL_BIND to every online node) are there to test the other cases; none
-// of them passes MPOL_MF_MOVE, so the rebind itself moves nothing.
+// back. And tierd honours a process's own policy (docs/memory.md): it never
+// moves a page of a VMA bound to node N anywhere but N. Hence the default
+// `all` (MPOL_BIND to every node with memory): never scanned by the kernel,
+// movable by tierd to any node. `keep` (stay bound to N: a process that asked
+// for its node, which tierd must leave there) and `default` (mbind
+// MPOL_DEFAULT: the kernel's balancing may move it) test the other cases;
+// none of them passes MPOL_MF_MOVE, so the rebind itself moves nothing.
 #include <fcntl.h>
 #include <numa.h>
 #include <numaif.h>
@@ -144,7 +148,7 @@ struct Options {
   bool huge = false;
   bool hugetlb = false;
   std::uint64_t exit_after_ms = 0;
-  std::string rebind = "keep";
+  std::string rebind = "all";
   std::uint64_t reserve = 0;
   std::uint64_t leave_free = 0;
   double pin_fraction = 0;

@@ -104,6 +104,10 @@ Metrics::Metrics(const std::optional<ListenAddress>& listen)
       migration_failures_(
           counter_family(*registry_, "tier_migration_failures_total",
                          "Pages (units) tierd tried and failed to move, by reason")),
+      kept_by_policy_(counter_family(
+          *registry_, "tier_pages_kept_by_process_policy_total",
+          "Pages (units) tierd planned to move and left where they are: the process's own "
+          "memory policy (mbind, set_mempolicy) or cpuset mems exclude the target")),
       heat_samples_(counter_family(*registry_, "tier_heat_samples_total",
                                    "Access samples a heat source delivered")),
       heat_drops_(counter_family(*registry_, "tier_heat_drops_total",
@@ -127,6 +131,7 @@ Metrics::Metrics(const std::optional<ListenAddress>& listen)
     const std::string dir = to_string(direction);
     pages_migrated_.Add({{"direction", dir}});
     bytes_migrated_.Add({{"direction", dir}});
+    kept_by_policy_.Add({{"direction", dir}});
     for (const FailureBucket& bucket : kFailureBuckets) {
       migration_failures_.Add({{"direction", dir}, {"reason", bucket.reason}});
     }
@@ -185,6 +190,8 @@ void Metrics::record_migration(MigrationDirection direction, const tier::MoveRep
   const std::string dir = to_string(direction);
   pages_migrated_.Add({{"direction", dir}}).Increment(static_cast<double>(report.pages.moved));
   bytes_migrated_.Add({{"direction", dir}}).Increment(static_cast<double>(report.bytes.moved));
+  kept_by_policy_.Add({{"direction", dir}})
+      .Increment(static_cast<double>(report.pages.against_policy));
   for (const FailureBucket& bucket : kFailureBuckets) {
     migration_failures_.Add({{"direction", dir}, {"reason", bucket.reason}})
         .Increment(static_cast<double>(report.pages.*bucket.count));

@@ -52,8 +52,8 @@ class Metrics {
   /// (MemorySnapshot::vmstat). The first call is the baseline: the kernel
   /// counts since boot, the exporter counts from its start.
   void update_kernel_counters(const std::map<std::string, std::uint64_t>& vmstat);
-  /// One PageMover::move() of tier's own: pages/bytes moved and the units that
-  /// failed, by reason.
+  /// One PageMover::move() of tier's own: pages/bytes moved, the units that
+  /// failed, by reason, and those the process's own memory policy kept.
   void record_migration(MigrationDirection direction, const tier::MoveReport& report);
   /// Running totals of every heat source (counted in full: they start with us).
   void update_heat_sources(const std::vector<HeatSourceTotals>& sources);
@@ -97,6 +97,7 @@ class Metrics {
   CounterFamily& pages_migrated_;
   CounterFamily& bytes_migrated_;
   CounterFamily& migration_failures_;
+  CounterFamily& kept_by_policy_;
   CounterFamily& heat_samples_;
   CounterFamily& heat_drops_;
   CounterFamily& topology_changes_;

@@ -221,6 +221,7 @@ boost::json::value Daemon::placement_json(bool all_workloads) const {
       item["heat_source"] = view->second.source;
       if (!view->second.heat_error.empty()) item["heat_error"] = view->second.heat_error;
       item["regions"] = view->second.regions.size();
+      item["self_placed_bytes"] = view->second.self_placed_bytes;
       item["epoch_samples"] = view->second.epoch_samples;
       item["heat_fast_share"] = total > 0 ? json::value(hot / total) : json::value(nullptr);
       json::array cpu_nodes;

@@ -12,18 +12,6 @@ namespace {
 // Reasons kept per workload for `tierctl status`.
 constexpr std::size_t kReasonsKept = 5;
 
-void add_counts(tier::MoveCounts& sum, const tier::MoveCounts& more) {
-  sum.moved += more.moved;
-  sum.already_there += more.already_there;
-  sum.busy += more.busy;
-  sum.no_memory += more.no_memory;
-  sum.not_present += more.not_present;
-  sum.process_gone += more.process_gone;
-  sum.permission += more.permission;
-  sum.other += more.other;
-  sum.skipped += more.skipped;
-}
-
 // Pages the kernel would not move for a reason worth reporting (pages not
 // present or already on the target are not failures).
 std::uint64_t failed(const tier::MoveCounts& pages) {
@@ -32,14 +20,17 @@ std::uint64_t failed(const tier::MoveCounts& pages) {
 
 // What an operator reads when a node is full (no_memory), pages are pinned
 // (busy), a process left mid-move (process_gone) or a batch stopped early
-// (skipped: cancelled, the free-memory floor, a fatal error).
+// (skipped: cancelled, the free-memory floor, a fatal error), or the
+// process's own memory policy or cpuset kept a page where it is
+// (against_policy: never attempted).
 json::object not_moved(const tier::MoveCounts& pages) {
   return json::object{{"busy", pages.busy},
                       {"no_memory", pages.no_memory},
                       {"permission", pages.permission},
                       {"process_gone", pages.process_gone},
                       {"other", pages.other},
-                      {"skipped", pages.skipped}};
+                      {"skipped", pages.skipped},
+                      {"against_policy", pages.against_policy}};
 }
 
 }  // namespace
@@ -47,14 +38,18 @@ json::object not_moved(const tier::MoveCounts& pages) {
 const std::string& MoveLedger::record(const MoveOutcome& outcome) {
   ++batches_;
   moved_bytes_ += outcome.report.bytes.moved;
-  add_counts(pages_, outcome.report.pages);
+  pages_ += outcome.report.pages;
   Workload& w = workloads_[outcome.workload_id];
   const bool promote = outcome.direction == MigrationDirection::promote;
   (promote ? w.promoted_bytes : w.demoted_bytes) += outcome.report.bytes.moved;
   (promote ? w.promoted_pages : w.demoted_pages) += outcome.report.pages.moved;
-  add_counts(w.pages, outcome.report.pages);
+  w.pages += outcome.report.pages;
   std::string note = outcome.reason + " (" + std::to_string(outcome.report.bytes.moved >> 10) +
                      " KiB to node " + std::to_string(outcome.target_node) + ")";
+  if (outcome.report.pages.against_policy > 0) {
+    note += "; " + std::to_string(outcome.report.pages.against_policy) +
+            " page(s) left where they are: " + outcome.report.policy_detail;
+  }
   if (outcome.report.stop_reason != tier::StopReason::completed) {
     const std::string reason = tier::to_string(outcome.report.stop_reason);
     ++stops_[reason];

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <boost/asio/post.hpp>
+#include <iterator>
 #include <stdexcept>
 
 #include "log.hpp"
 #include "steady_seconds.hpp"
 #include "tier/heat/selection.hpp"
+#include "tier/memory/memory_policy.hpp"
 #include "tier/memory/residency.hpp"
 
 namespace tierd {
@@ -17,6 +19,24 @@ using Clock = std::chrono::steady_clock;
 
 // How long `auto`'s probe of the sources stays good.
 constexpr auto kProbeTtl = std::chrono::seconds(30);
+// A process's memory policy, read for a round of moves, is reused by the
+// next rounds for kPolicyReuse, or longer where reading it is dear (numa_maps
+// walks every page: ~15 ms per GiB resident, measured) so that the reads
+// take at most 1 % of the worker's time (kPolicyReadDuty); and never once
+// the process's mappings changed (/proc/PID/maps, no page walk). Its regions
+// are left out of planning for kPolicyMemoTtl (or that longer reuse): after
+// that they are planned again and the policy is read afresh, so a process
+// that dropped its mbind is placed again within a minute.
+constexpr auto kPolicyReuse = std::chrono::seconds(10);
+constexpr double kPolicyReadDuty = 0.01;
+constexpr auto kPolicyMemoTtl = std::chrono::seconds(60);
+
+// How long a memo read in `read_seconds` is reused for moves.
+Clock::duration policy_reuse(double read_seconds) {
+  return std::max<Clock::duration>(
+      kPolicyReuse, std::chrono::duration_cast<Clock::duration>(
+                        std::chrono::duration<double>(read_seconds / kPolicyReadDuty)));
+}
 
 double seconds(Clock::time_point t) {
   return std::chrono::duration<double>(t.time_since_epoch()).count();
@@ -178,6 +198,7 @@ void PlacementWorker::sample_epoch() {
     view.epoch_samples = heat_->epoch_samples(w.pids);
     phase = Clock::now();
     view.regions = heat_->regions(syscalls_, w.pids);
+    leave_out_self_placed(w.pids, view);
     epoch.timings.regions_ms += ms_since(phase);
     phase = Clock::now();
     // Where the threads ran: read (a stat per thread) on the census's
@@ -195,6 +216,11 @@ void PlacementWorker::sample_epoch() {
     epoch.views.push_back(std::move(view));
   }
   cpu_nodes_ = std::move(cpu_nodes);
+  std::erase_if(policy_memo_, [&](const auto& entry) {
+    const PolicyMemo& memo = entry.second;
+    return now - memo.read_at >=
+           std::max<Clock::duration>(kPolicyMemoTtl, policy_reuse(memo.read_seconds));
+  });
   epoch.census = heat_->census_this_epoch();
   epoch.timings.cpu_ms = (thread_cpu_seconds() - cpu_began) * 1e3;
   // The handler carries its own copy of the callback: it may run after a
@@ -203,11 +229,75 @@ void PlacementWorker::sample_epoch() {
       io_, [done = on_heat_, epoch = std::move(epoch)]() mutable { done(std::move(epoch)); });
 }
 
+// The policy a move of `pid` must honour: the memo while fresh and the
+// process's mappings are the ones it was read for, else read now. Unreadable
+// while the process lives: nothing of it is moved (the mover counts it
+// against_policy); gone: the mover finds that out (process_gone).
+const tier::ProcessMemoryPolicy& PlacementWorker::policy_for_moves(pid_t pid) {
+  const tier::SysRoot& root = *settings_.source_options.root;
+  const Clock::time_point now = Clock::now();
+  auto memo = policy_memo_.find(pid);
+  if (memo != policy_memo_.end() &&
+      now - memo->second.read_at < policy_reuse(memo->second.read_seconds)) {
+    auto maps = root.read("/proc/" + std::to_string(pid) + "/maps");
+    if (maps && memo->second.policy.same_mappings(*maps)) return memo->second.policy;
+  }
+  PolicyMemo fresh;
+  if (auto policy = tier::read_process_memory_policy(root, pid)) {
+    fresh.policy = std::move(*policy);
+  } else if (root.process_exists(pid)) {
+    fresh.policy.unknown.emplace(0, "numa_maps unreadable");
+  }
+  fresh.read_at = Clock::now();
+  fresh.read_seconds = std::chrono::duration<double>(fresh.read_at - now).count();
+  PolicyMemo& kept = policy_memo_[pid];
+  kept = std::move(fresh);
+  return kept.policy;
+}
+
+void PlacementWorker::leave_out_self_placed(const std::vector<pid_t>& pids,
+                                            WorkloadHeatView& view) {
+  std::vector<const PolicyMemo*> known;
+  for (pid_t pid : pids) {
+    if (auto it = policy_memo_.find(pid); it != policy_memo_.end()) known.push_back(&it->second);
+  }
+  if (known.empty()) return;
+  auto memo_of = [&](pid_t pid) -> const tier::ProcessMemoryPolicy* {
+    auto it = policy_memo_.find(pid);
+    return it == policy_memo_.end() ? nullptr : &it->second.policy;
+  };
+  std::erase_if(view.regions, [&](const tier::policy::Region& r) {
+    const tier::ProcessMemoryPolicy* policy = memo_of(r.pid);
+    const bool own = policy != nullptr && r.end > r.start &&
+                     (policy->places_itself(r.start) || policy->places_itself(r.end - 1));
+    if (own) view.self_placed_bytes += r.bytes();
+    return own;
+  });
+  // The nodes every known process's cpuset allows.
+  std::optional<std::vector<unsigned>> mems;
+  for (const PolicyMemo* memo : known) {
+    if (!memo->policy.mems_allowed) continue;
+    const std::vector<unsigned>& ids = memo->policy.mems_allowed->ids();
+    if (!mems) {
+      mems = ids;
+      continue;
+    }
+    std::vector<unsigned> both;
+    std::set_intersection(mems->begin(), mems->end(), ids.begin(), ids.end(),
+                          std::back_inserter(both));
+    mems = std::move(both);
+  }
+  if (mems) view.mems_allowed = std::move(*mems);
+}
+
 void PlacementWorker::carry_out(std::vector<PlannedMove> moves) {
   std::vector<MoveOutcome> outcomes;
   tier::PageMover mover(syscalls_);
   for (auto& [outcome, units] : batches(moves)) {
     tier::MoveOptions options;
+    // tierd never moves a page where the process's mbind/set_mempolicy or
+    // cpuset would not have put it.
+    options.policy = &policy_for_moves(outcome.pid);
     options.cancel = &cancel_moves_;  // a stopping tierd does not wait for the whole move
     // Never fill the target below its high watermark (or 2% of it): the
     // policy planned with last epoch's free figures, the node may be fuller.

@@ -31,6 +31,7 @@
 
 #include "plan_filter.hpp"
 #include "shared_heat.hpp"
+#include "tier/memory/memory_policy.hpp"
 #include "tier/memory/memory_syscalls.hpp"
 #include "tier/memory/page_mover.hpp"
 
@@ -49,6 +50,13 @@ struct WorkloadHeatView {
   std::string source;               // heat source name, "" when none runs
   std::string heat_error;           // why there is no heat ("" when a source runs)
   std::uint64_t epoch_samples = 0;  // samples of this workload's processes
+  /// Regions left out of `regions`: a process's own memory policy (mbind,
+  /// set_mempolicy) places them, not tierd. Known for the processes tierd
+  /// last tried to move (their policy is read then), else 0.
+  std::uint64_t self_placed_bytes = 0;
+  /// The memory nodes its processes' cpusets allow, where tierd read them
+  /// (as above); empty when not known.
+  std::vector<unsigned> mems_allowed;
 };
 
 /// One epoch's heat: every workload's view, and the one source's figures.
@@ -138,6 +146,18 @@ class PlacementWorker {
   // Per workload: where its threads ran, re-read on the census's schedule.
   std::map<std::string, CpuNodes> cpu_nodes_;
   std::uint64_t epoch_ = 0;
+  // Each moved process's own memory policy, as last read for its moves:
+  // the next epochs' regions leave out what it places itself (the policy
+  // stops planning it), and the next rounds of moves reuse it while it is
+  // fresh (policy_for_moves).
+  struct PolicyMemo {
+    tier::ProcessMemoryPolicy policy;
+    std::chrono::steady_clock::time_point read_at;
+    double read_seconds = 0;  // what reading numa_maps took (it walks every page)
+  };
+  std::map<pid_t, PolicyMemo> policy_memo_;
+  const tier::ProcessMemoryPolicy& policy_for_moves(pid_t pid);
+  void leave_out_self_placed(const std::vector<pid_t>& pids, WorkloadHeatView& view);
   std::vector<std::string> auto_candidates_;
   std::chrono::steady_clock::time_point probed_at_{};
   std::thread thread_;

@@ -554,16 +554,19 @@ TEST(TierKv, AServerKilledMidRunEndsTheClientWithAMessage) {
   // A connection that meets the dead server says what it was doing and what
   // the socket said (EOF, a reset or EPIPE when the server died with our
   // request unread); the first one ends the run, so the other may have
-  // stopped cleanly between two requests. Then the verification cannot
-  // connect.
-  const std::regex said("tier-kv: connection [01], (GET|SET) k:[0-9]{10}: " + address +
-                        ": (connection closed by the server|recv: ECONNRESET|send: EPIPE)");
+  // stopped cleanly between two requests. Then the verification fails too:
+  // it cannot connect, or - when it connects while the dying server's
+  // listening socket is still being torn down (1 run in 80 beside a loaded
+  // core) - its first request meets the same end.
+  const std::string died = ": (connection closed by the server|recv: ECONNRESET|send: EPIPE)";
+  const std::regex said("tier-kv: connection [01], (GET|SET) k:[0-9]{10}: " + address + died);
   const auto failed_connections =
       std::distance(std::sregex_iterator(r.err.begin(), r.err.end(), said), std::sregex_iterator());
   EXPECT_GE(failed_connections, 1) << r.err;
-  EXPECT_NE(r.err.find("tier-kv: verification, connecting: " + address + ": connect: ECONNREFUSED"),
-            std::string::npos)
-      << r.err;
+  const std::regex verification("tier-kv: verification, (connecting: " + address +
+                                ": connect: ECONNREFUSED|GET k:0000000000: " + address + died +
+                                ")");
+  EXPECT_TRUE(std::regex_search(r.err, verification)) << r.err;
   const json::object f = final_line(r);
   EXPECT_EQ(field(f, "errors"), static_cast<std::uint64_t>(failed_connections) + 1);
   EXPECT_EQ(field(f, "verified"), 0u);

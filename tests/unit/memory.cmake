@@ -8,5 +8,6 @@ target_include_directories(present_pages_test PRIVATE ${PROJECT_SOURCE_DIR}/libt
 tier_unit_test(node_usage_test unit/node_usage_test.cpp)
 tier_unit_test(token_bucket_test unit/token_bucket_test.cpp)
 tier_unit_test(page_mover_test unit/page_mover_test.cpp)
+tier_unit_test(memory_policy_test unit/memory_policy_test.cpp)
 tier_unit_test(memory_cli_test unit/memory_cli_test.cpp)
 add_dependencies(memory_cli_test tierctl)

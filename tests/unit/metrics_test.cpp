@@ -170,7 +170,8 @@ void feed_known_tick(Metrics& metrics) {
   promote.bytes.moved = std::uint64_t{300} * 4096;
   promote.pages.busy = 4;
   promote.pages.no_memory = 2;
-  promote.pages.skipped = 50;  // not attempted: not a failure
+  promote.pages.skipped = 50;        // not attempted: not a failure
+  promote.pages.against_policy = 7;  // kept by the process's own policy: not a failure
   metrics.record_migration(tierd::MigrationDirection::promote, promote);
   metrics.record_migration(tierd::MigrationDirection::promote, promote);
   tier::MoveReport demote;
@@ -235,6 +236,8 @@ TEST_F(MetricsExporter, ScrapeReturnsTheFedValuesExactly) {
       {R"(tier_migration_failures_total{direction="promote",reason="process_gone"})", 0},
       {R"(tier_migration_failures_total{direction="demote",reason="process_gone"})", 9},
       {R"(tier_migration_failures_total{direction="demote",reason="permission"})", 0},
+      {R"(tier_pages_kept_by_process_policy_total{direction="promote"})", 14},
+      {R"(tier_pages_kept_by_process_policy_total{direction="demote"})", 0},
       {R"(tier_heat_samples_total{source="bpf_faults"})", 250},
       {R"(tier_heat_drops_total{source="bpf_faults"})", 4},
       {R"(tier_heat_samples_total{source="damon"})", 40},
@@ -285,6 +288,7 @@ TEST_F(MetricsExporter, ScrapeReturnsTheFedValuesExactly) {
       {"tier_pages_migrated_total", "counter"},
       {"tier_bytes_migrated_total", "counter"},
       {"tier_migration_failures_total", "counter"},
+      {"tier_pages_kept_by_process_policy_total", "counter"},
       {"tier_heat_samples_total", "counter"},
       {"tier_heat_drops_total", "counter"},
       {"tier_topology_changes_total", "counter"},

@@ -328,6 +328,42 @@ TEST(PageMover, AlreadyThereNeedsNoFreeMemory) {
   EXPECT_EQ(report.pages.already_there, 4u);
 }
 
+// Pages in a mapping the process bound elsewhere (mbind) are never handed
+// to move_pages: they stay where they are, counted against_policy with the
+// reason, and the rest of the batch moves.
+TEST(PageMover, NeverMovesAgainstTheProcesssOwnPolicy) {
+  auto fake = on_node(8, 2);
+  const ProcessMemoryPolicy policy = parse_process_memory_policy(
+      "7f0000000000 default anon=4 N2=4 kernelpagesize_kB=4\n"
+      "7f0000004000 bind:2-3 anon=4 N2=4 kernelpagesize_kB=4\n",
+      "Mems_allowed_list:\t0-3\n");
+  PageMover mover(fake);
+  MoveOptions options;
+  options.policy = &policy;
+  options.threads = 4;  // the refusal comes before any sharding
+  auto report = mover.move(1, pages(8), 0, options);
+  EXPECT_EQ(report.pages.moved, 4u);
+  EXPECT_EQ(report.pages.against_policy, 4u);
+  EXPECT_EQ(report.bytes.against_policy, 4u * 4096);
+  EXPECT_EQ(report.policy_detail, "memory policy bind:2-3 excludes node 0");
+  for (std::size_t i = 4; i < 8; ++i) EXPECT_EQ(fake.node_of[kBase + i * 4096], 2) << i;
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(fake.node_of[kBase + i * 4096], 0) << i;
+  EXPECT_EQ(report.stop_reason, StopReason::completed);
+  expect_complete(report);
+
+  // A cpuset without the target: nothing is attempted at all.
+  const ProcessMemoryPolicy fenced =
+      parse_process_memory_policy("7f0000000000 default\n", "Mems_allowed_list:\t2-3\n");
+  options.policy = &fenced;
+  const int calls_before = fake.calls;
+  report = mover.move(1, pages(8), 1, options);
+  EXPECT_EQ(report.pages.against_policy, 8u);
+  EXPECT_EQ(report.pages.moved, 0u);
+  EXPECT_EQ(fake.calls, calls_before);
+  EXPECT_EQ(report.policy_detail, "cpuset mems 2-3 exclude node 1");
+  expect_complete(report);
+}
+
 TEST(PageMover, HugePagesMoveAsOneUnitAtFullSize) {
   constexpr std::uint64_t kHuge = 2 << 20;
   auto fake = on_node(3, 2, kHuge);

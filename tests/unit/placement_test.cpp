@@ -3,7 +3,9 @@
 // placement worker end to end on this test's own process with a scripted
 // heat source and a scripted MemorySyscalls saying where each page is.
 #include <gtest/gtest.h>
+#include <numaif.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +14,7 @@
 #include <boost/asio/io_context.hpp>
 #include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <thread>
@@ -658,6 +661,45 @@ TEST_F(WorkerTest, PlannedMovesAreCarriedOutAndCounted) {
   EXPECT_EQ(fake_.node_of[base_ + 5 * kMiB - 4096], 0);
   EXPECT_EQ(fake_.node_of[base_ + 5 * kMiB], 2);  // past the planned range: left alone
   EXPECT_EQ(outcomes[0].from_node, 2);            // both moves from node 2
+}
+
+// A process's own memory policy: a mapping this test interleaves itself
+// (mbind over node 0, the one node here) is never moved - the batch counts
+// its pages against_policy with the reason - and the next epochs leave its
+// regions out of what the policy plans, with its cpuset's nodes beside.
+TEST_F(WorkerTest, AProcesssOwnPolicyIsHonouredAndItsRegionsLeftOut) {
+  const unsigned long node0 = 1;
+  ASSERT_EQ(syscall(SYS_mbind, base_, 8 * kMiB, MPOL_INTERLEAVE, &node0, 8 * sizeof node0, 0), 0)
+      << strerror(errno);
+  boost::asio::io_context io;
+  std::vector<HeatEpoch> epochs;
+  std::vector<MoveOutcome> outcomes;
+  PlacementWorker worker(
+      io, settings({sample_at(getpid(), base_ + 4096, 5)}),
+      [&](HeatEpoch e) { epochs.push_back(std::move(e)); },
+      [&](std::vector<MoveOutcome> o) { outcomes = std::move(o); });
+  worker.set_workloads({{"self", {getpid()}}});
+  run_until(io, [&] { return !epochs.empty() && !epochs.back().views[0].regions.empty(); });
+  ASSERT_FALSE(epochs.empty());
+  EXPECT_EQ(epochs.back().views[0].regions.size(), 4u);  // not known yet: planned
+  EXPECT_EQ(epochs.back().views[0].self_placed_bytes, 0u);
+
+  worker.execute({promotion(base_, base_ + 4 * kMiB, 2)});
+  run_until(io, [&] { return !outcomes.empty(); });
+  ASSERT_EQ(outcomes.size(), 1u);
+  EXPECT_EQ(outcomes[0].report.pages.against_policy, 4 * kMiB / 4096);
+  EXPECT_EQ(outcomes[0].report.pages.moved, 0u);
+  EXPECT_EQ(outcomes[0].report.policy_detail, "memory policy interleave:0 excludes node 0");
+  EXPECT_EQ(fake_.node_of[base_], 2);
+  EXPECT_EQ(fake_.move_calls, 0) << "no move_pages(MOVE) for pages the policy keeps";
+
+  const std::size_t seen = epochs.size();
+  run_until(io, [&] { return epochs.size() >= seen + 2; });
+  ASSERT_GE(epochs.size(), seen + 2);
+  const WorkloadHeatView& view = epochs.back().views[0];
+  EXPECT_TRUE(view.regions.empty());
+  EXPECT_EQ(view.self_placed_bytes, 8 * kMiB);
+  EXPECT_EQ(view.mems_allowed, std::vector<unsigned>{0});
 }
 
 // The loop applies a batch's moved bytes to the workload's residency from the

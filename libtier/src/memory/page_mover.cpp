@@ -111,7 +111,21 @@ double TokenBucket::refill(double elapsed_s) {
 
 std::uint64_t MoveCounts::total() const {
   return moved + already_there + busy + no_memory + not_present + process_gone + permission +
-         other + skipped;
+         other + skipped + against_policy;
+}
+
+MoveCounts& MoveCounts::operator+=(const MoveCounts& more) {
+  moved += more.moved;
+  already_there += more.already_there;
+  busy += more.busy;
+  no_memory += more.no_memory;
+  not_present += more.not_present;
+  process_gone += more.process_gone;
+  permission += more.permission;
+  other += more.other;
+  skipped += more.skipped;
+  against_policy += more.against_policy;
+  return *this;
 }
 
 const char* to_string(StopReason reason) {
@@ -137,32 +151,54 @@ namespace {
 // Adds a shard's report into the total. The first shard that stopped early
 // names the stop (shards are in address order).
 void merge_into(MoveReport& total, const MoveReport& shard) {
-  auto add = [](MoveCounts& to, const MoveCounts& from) {
-    to.moved += from.moved;
-    to.already_there += from.already_there;
-    to.busy += from.busy;
-    to.no_memory += from.no_memory;
-    to.not_present += from.not_present;
-    to.process_gone += from.process_gone;
-    to.permission += from.permission;
-    to.other += from.other;
-    to.skipped += from.skipped;
-  };
   total.requested_pages += shard.requested_pages;
   total.requested_bytes += shard.requested_bytes;
-  add(total.pages, shard.pages);
-  add(total.bytes, shard.bytes);
+  total.pages += shard.pages;
+  total.bytes += shard.bytes;
   total.syscalls += shard.syscalls;
   if (total.stop_reason == StopReason::completed && shard.stop_reason != StopReason::completed) {
     total.stop_reason = shard.stop_reason;
     total.stop_detail = shard.stop_detail;
   }
+  if (total.policy_detail.empty()) total.policy_detail = shard.policy_detail;
+}
+
+// The units `policy` lets onto `target`; the others are counted in `refused`.
+std::vector<PageUnit> allowed_units(const std::vector<PageUnit>& units, unsigned target,
+                                    const ProcessMemoryPolicy& policy, MoveReport& refused) {
+  std::vector<PageUnit> allowed;
+  allowed.reserve(units.size());
+  for (const PageUnit& unit : units) {
+    std::string why = policy.refusal(unit.address, target);
+    if (why.empty()) {
+      allowed.push_back(unit);
+      continue;
+    }
+    ++refused.requested_pages;
+    refused.requested_bytes += unit.size;
+    ++refused.pages.against_policy;
+    refused.bytes.against_policy += unit.size;
+    if (refused.policy_detail.empty()) refused.policy_detail = std::move(why);
+  }
+  return allowed;
 }
 
 }  // namespace
 
 MoveReport PageMover::move(int pid, const std::vector<PageUnit>& units, unsigned target_node,
                            const MoveOptions& options) {
+  if (options.policy != nullptr) {
+    MoveReport refused;
+    const std::vector<PageUnit> allowed =
+        allowed_units(units, target_node, *options.policy, refused);
+    if (refused.requested_pages > 0) {
+      MoveOptions unchecked = options;
+      unchecked.policy = nullptr;
+      MoveReport total = move(pid, allowed, target_node, unchecked);
+      merge_into(total, refused);  // counts only: the time is the move's
+      return total;
+    }
+  }
   // Shards moved concurrently: the kernel copies each shard's pages on the
   // calling thread, so one thread leaves memory bandwidth unused (Nimble).
   // A rate limit is one budget, so it keeps one thread.

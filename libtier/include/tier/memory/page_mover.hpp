@@ -5,7 +5,9 @@
 // unit through one address) and a target node. Per batch it first queries the
 // pages' nodes (so pages already on the target are told apart from moved ones),
 // checks the cancel flag and the target's free memory (never below the floor),
-// waits for the token bucket, then calls move_pages(MPOL_MF_MOVE). Every unit
+// waits for the token bucket, then calls move_pages(MPOL_MF_MOVE). Units the
+// process's own memory policy keeps off the target (MoveOptions::policy) are
+// never attempted. Every unit
 // ends in exactly one bucket of MoveCounts; units never attempted because the
 // move stopped early are `skipped` (or `process_gone` when the process exited).
 // Never throws for kernel errors: they become counts and a StopReason.
@@ -18,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "tier/memory/memory_policy.hpp"
 #include "tier/memory/memory_syscalls.hpp"
 #include "tier/posix/sysroot.hpp"
 
@@ -70,7 +73,11 @@ struct MoveCounts {
   std::uint64_t permission = 0;    // EPERM / EACCES
   std::uint64_t other = 0;
   std::uint64_t skipped = 0;  // not attempted: cancelled, low memory, fatal error
+  // Not attempted: the process's own memory policy (mbind, set_mempolicy)
+  // or its cpuset's mems do not let the page onto the target.
+  std::uint64_t against_policy = 0;
   std::uint64_t total() const;
+  MoveCounts& operator+=(const MoveCounts& more);
 };
 
 enum class StopReason { completed, cancelled, low_free_memory, process_gone, permission, error };
@@ -85,7 +92,8 @@ struct MoveReport {
   double seconds = 0;
   double mbps = 0;  // moved bytes / seconds, in MB/s (1 MB = 2^20 bytes)
   StopReason stop_reason = StopReason::completed;
-  std::string stop_detail;  // human text: errno, free memory figures
+  std::string stop_detail;    // human text: errno, free memory figures
+  std::string policy_detail;  // why the first unit against_policy was refused
 };
 
 struct MoveOptions {
@@ -106,6 +114,10 @@ struct MoveOptions {
   std::uint64_t free_floor_bytes = 0;  // stop before free memory would go below
   std::function<double()> now;         // seconds, monotonic; default steady_clock
   std::function<void(double)> sleep;   // seconds; default this_thread::sleep_for
+  /// The process's own memory policy: units it does not let onto the target
+  /// are counted against_policy and never moved. Null: not checked (the
+  /// caller was asked for exactly this move, as `tierctl migrate` is).
+  const ProcessMemoryPolicy* policy = nullptr;
 };
 
 inline constexpr std::size_t kMinUnitsPerShard = 1024;
