@@ -257,27 +257,26 @@ const tier::ProcessMemoryPolicy& PlacementWorker::policy_for_moves(pid_t pid) {
 
 void PlacementWorker::leave_out_self_placed(const std::vector<pid_t>& pids,
                                             WorkloadHeatView& view) {
-  std::vector<const PolicyMemo*> known;
+  std::map<pid_t, const tier::ProcessMemoryPolicy*> known;
   for (pid_t pid : pids) {
-    if (auto it = policy_memo_.find(pid); it != policy_memo_.end()) known.push_back(&it->second);
+    if (auto it = policy_memo_.find(pid); it != policy_memo_.end()) {
+      known.emplace(pid, &it->second.policy);
+    }
   }
   if (known.empty()) return;
-  auto memo_of = [&](pid_t pid) -> const tier::ProcessMemoryPolicy* {
-    auto it = policy_memo_.find(pid);
-    return it == policy_memo_.end() ? nullptr : &it->second.policy;
-  };
   std::erase_if(view.regions, [&](const tier::policy::Region& r) {
-    const tier::ProcessMemoryPolicy* policy = memo_of(r.pid);
-    const bool own = policy != nullptr && r.end > r.start &&
-                     (policy->places_itself(r.start) || policy->places_itself(r.end - 1));
+    auto policy = known.find(r.pid);
+    const bool own =
+        policy != known.end() && r.end > r.start &&
+        (policy->second->places_itself(r.start) || policy->second->places_itself(r.end - 1));
     if (own) view.self_placed_bytes += r.bytes();
     return own;
   });
   // The nodes every known process's cpuset allows.
   std::optional<std::vector<unsigned>> mems;
-  for (const PolicyMemo* memo : known) {
-    if (!memo->policy.mems_allowed) continue;
-    const std::vector<unsigned>& ids = memo->policy.mems_allowed->ids();
+  for (const auto& [pid, policy] : known) {
+    if (!policy->mems_allowed) continue;
+    const std::vector<unsigned>& ids = policy->mems_allowed->ids();
     if (!mems) {
       mems = ids;
       continue;

@@ -91,6 +91,11 @@ TEST(ProcessMemoryPolicy, EachAddressFollowsTheMappingThatHoldsIt) {
             "memory policy prefer (many)=static:2-3 excludes node 0");
   EXPECT_EQ(p.refusal(0x7f3000000000, 0), "memory policy not known (sideways:0)");
   EXPECT_EQ(p.refusal(0x7f4000000000, 0), "");  // the next mapping ends the odd one
+  // allows() gives refusal()'s verdict without its text.
+  EXPECT_TRUE(p.allows(0x7f0000000000 + 8192, 1));
+  EXPECT_FALSE(p.allows(0x7f0000000000 + 8192, 2));
+  EXPECT_FALSE(p.allows(0x7f3000000000, 0));
+  EXPECT_TRUE(p.allows(0x7f4000000000, 0));
   // Which pages the process places itself (a placement policy leaves them).
   EXPECT_FALSE(p.places_itself(0x1000));
   EXPECT_FALSE(p.places_itself(0x400000));
@@ -125,6 +130,7 @@ TEST(ProcessMemoryPolicy, TheCpusetsMemsComeFirst) {
   ASSERT_TRUE(p.mems_allowed.has_value());
   EXPECT_EQ(p.mems_allowed->to_string(), "0,2");
   EXPECT_EQ(p.refusal(0x400000, 1), "cpuset mems 0,2 exclude node 1");
+  EXPECT_FALSE(p.allows(0x400000, 1));
   EXPECT_EQ(p.refusal(0x400000, 2), "");
 }
 

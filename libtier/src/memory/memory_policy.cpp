@@ -1,9 +1,7 @@
 // A process's own NUMA memory policy from /proc (memory_policy.hpp).
 #include "tier/memory/memory_policy.hpp"
 
-#include <charconv>
-#include <sstream>
-
+#include "posix/text_scan.hpp"
 #include "tier/memory/residency.hpp"
 
 namespace tier {
@@ -38,13 +36,6 @@ std::string_view policy_prefix(std::string_view rest) {
   const bool two_words = (word == "weighted" && rest.substr(first).starts_with(" interleave")) ||
                          (word == "prefer" && rest.substr(first).starts_with(" (many)"));
   return two_words ? rest.substr(0, word_end(first + 1)) : word;
-}
-
-std::optional<std::uint64_t> hex_address(std::string_view word) {
-  std::uint64_t value = 0;
-  auto [ptr, ec] = std::from_chars(word.data(), word.data() + word.size(), value, 16);
-  if (ec != std::errc() || ptr != word.data() + word.size()) return std::nullopt;
-  return value;
 }
 
 }  // namespace
@@ -104,6 +95,12 @@ ProcessMemoryPolicy::Holder ProcessMemoryPolicy::holder(std::uint64_t address) c
   return {known == by_mapping.end() ? nullptr : &known->second, nullptr};
 }
 
+bool ProcessMemoryPolicy::allows(std::uint64_t address, unsigned node) const {
+  if (mems_allowed && !mems_allowed->contains(node)) return false;
+  const Holder h = holder(address);
+  return h.unknown == nullptr && (h.policy == nullptr || h.policy->allows(node));
+}
+
 std::string ProcessMemoryPolicy::refusal(std::uint64_t address, unsigned node) const {
   if (mems_allowed && !mems_allowed->contains(node)) {
     return "cpuset mems " + mems_allowed->to_string() + " exclude node " + std::to_string(node);
@@ -133,27 +130,23 @@ bool ProcessMemoryPolicy::same_mappings(std::string_view maps) const {
 ProcessMemoryPolicy parse_process_memory_policy(std::string_view numa_maps,
                                                 std::string_view status) {
   ProcessMemoryPolicy out;
-  std::istringstream lines{std::string(numa_maps)};
-  std::string line;
-  while (std::getline(lines, line)) {
-    const std::size_t space = line.find(' ');
-    if (space == std::string::npos) continue;
-    auto start = hex_address(std::string_view(line).substr(0, space));
-    if (!start) continue;
-    const std::string_view text = policy_prefix(std::string_view(line).substr(space + 1));
+  text::for_each_line(numa_maps, [&](std::string_view line) {
+    std::string_view rest = line;
+    auto start = text::parse_u64(text::next_token(rest), 16);
+    if (!start || rest.empty()) return;
+    const std::string_view text = policy_prefix(rest.substr(1));
     if (auto policy = parse_memory_policy(text)) {
       out.by_mapping.emplace(*start, std::move(*policy));
     } else {
       out.unknown.emplace(*start, std::string(text));
     }
-  }
-  std::istringstream status_lines{std::string(status)};
-  while (std::getline(status_lines, line)) {
+  });
+  text::for_each_line(status, [&](std::string_view line) {
     constexpr std::string_view kKey = "Mems_allowed_list:";
-    if (!line.starts_with(kKey)) continue;
-    auto mems = CpuList::parse(std::string_view(line).substr(kKey.size()));
+    if (!line.starts_with(kKey)) return;
+    auto mems = CpuList::parse(line.substr(kKey.size()));
     if (mems && !mems->empty()) out.mems_allowed = std::move(*mems);
-  }
+  });
   return out;
 }
 

@@ -163,22 +163,28 @@ void merge_into(MoveReport& total, const MoveReport& shard) {
   if (total.policy_detail.empty()) total.policy_detail = shard.policy_detail;
 }
 
-// The units `policy` lets onto `target`; the others are counted in `refused`.
-std::vector<PageUnit> allowed_units(const std::vector<PageUnit>& units, unsigned target,
-                                    const ProcessMemoryPolicy& policy, MoveReport& refused) {
-  std::vector<PageUnit> allowed;
-  allowed.reserve(units.size());
-  for (const PageUnit& unit : units) {
-    std::string why = policy.refusal(unit.address, target);
-    if (why.empty()) {
-      allowed.push_back(unit);
+// The units `policy` lets onto `target`, from the first it refuses on (none
+// refused: nullopt, and no copy); the others are counted in `refused` with
+// the first one's reason.
+std::optional<std::vector<PageUnit>> allowed_units(const std::vector<PageUnit>& units,
+                                                   unsigned target,
+                                                   const ProcessMemoryPolicy& policy,
+                                                   MoveReport& refused) {
+  auto first = std::find_if(units.begin(), units.end(), [&](const PageUnit& unit) {
+    return !policy.allows(unit.address, target);
+  });
+  if (first == units.end()) return std::nullopt;
+  refused.policy_detail = policy.refusal(first->address, target);
+  std::vector<PageUnit> allowed(units.begin(), first);
+  for (auto it = first; it != units.end(); ++it) {
+    if (policy.allows(it->address, target)) {
+      allowed.push_back(*it);
       continue;
     }
     ++refused.requested_pages;
-    refused.requested_bytes += unit.size;
+    refused.requested_bytes += it->size;
     ++refused.pages.against_policy;
-    refused.bytes.against_policy += unit.size;
-    if (refused.policy_detail.empty()) refused.policy_detail = std::move(why);
+    refused.bytes.against_policy += it->size;
   }
   return allowed;
 }
@@ -189,12 +195,10 @@ MoveReport PageMover::move(int pid, const std::vector<PageUnit>& units, unsigned
                            const MoveOptions& options) {
   if (options.policy != nullptr) {
     MoveReport refused;
-    const std::vector<PageUnit> allowed =
-        allowed_units(units, target_node, *options.policy, refused);
-    if (refused.requested_pages > 0) {
+    if (auto allowed = allowed_units(units, target_node, *options.policy, refused)) {
       MoveOptions unchecked = options;
       unchecked.policy = nullptr;
-      MoveReport total = move(pid, allowed, target_node, unchecked);
+      MoveReport total = move(pid, *allowed, target_node, unchecked);
       merge_into(total, refused);  // counts only: the time is the move's
       return total;
     }

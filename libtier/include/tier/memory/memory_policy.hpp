@@ -55,6 +55,9 @@ struct ProcessMemoryPolicy {
   std::map<std::uint64_t, std::string> unknown;      // mappings whose policy did not parse
   std::optional<CpuList> mems_allowed;               // status's Mems_allowed_list
 
+  /// Whether a page at `address` may go to `node` (refusal() says why not,
+  /// and builds its text: this one does not).
+  bool allows(std::uint64_t address, unsigned node) const;
   /// Why a page at `address` must not go to `node` ("" when it may): the
   /// cpuset's mems, or the policy of the mapping that holds it (the last one
   /// starting at or below it). An address below every mapping is allowed.
